@@ -1,0 +1,6 @@
+# Third-party libraries, all from Debian packages (scripts/install-deps.sh installs them).
+find_package(Threads REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)   # the one CPU thread pool: Eigen GEMM and our loops
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(fmt REQUIRED)
+find_package(spdlog REQUIRED)

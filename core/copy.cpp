@@ -1,0 +1,60 @@
+// copy and copy_async between any two devices. A synchronous copy is queued on the current
+// stream of the CUDA side and then waited for, so it sees every op queued before it (a plain
+// cudaMemcpy would not order itself after kiln's non-blocking streams).
+#include <cstring>
+
+#include "kiln/core/dispatch.h"
+#include "kiln/core/ops.h"
+
+#if KILN_CUDA
+#include "kiln/core/cuda/runtime.h"
+#endif
+
+namespace kiln {
+
+namespace {
+void check_copy(const char* op, const Tensor& src, const Tensor& dst) {
+  KILN_CHECK(src.defined() && dst.defined(), "{}: src and dst must be defined tensors", op);
+  KILN_CHECK(src.dtype() == dst.dtype(), "{}: src is {} but dst is {}", op, src.str(), dst.str());
+  detail::check_same_shape(op, {{"src", &src}, {"dst", &dst}});
+}
+// The CUDA device a copy runs on: dst's if it is one, else src's.
+Device cuda_side(const Tensor& src, const Tensor& dst) {
+  return dst.device().is_cuda() ? dst.device() : src.device();
+}
+}  // namespace
+
+void copy(const Tensor& src, Tensor& dst) {
+  check_copy("copy", src, dst);
+  if (src.nbytes() == 0) return;
+  if (src.device().is_cpu() && dst.device().is_cpu()) {
+    std::memmove(dst.raw_data(), src.raw_data(), src.nbytes());
+    return;
+  }
+  KILN_ON_CUDA("copy to or from a CUDA device", {
+    const Device device = cuda_side(src, dst);
+    cudaStream_t stream = detail::prepare_cuda(device);
+    cuda::copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(), stream);
+    cuda::synchronize_stream(stream);
+  });
+}
+
+void copy_async(const Tensor& src, Tensor& dst, const Stream& stream) {
+  check_copy("copy_async", src, dst);
+  if (src.device().is_cpu() && dst.device().is_cpu()) {
+    std::memmove(dst.raw_data(), src.raw_data(), src.nbytes());  // the CPU has no queue
+    return;
+  }
+  const Device device = cuda_side(src, dst);
+  KILN_CHECK(stream.device() == device,
+             "copy_async: the copy between {} and {} runs on {}, but the stream is on {}",
+             src.device().str(), dst.device().str(), device.str(), stream.device().str());
+  if (src.nbytes() == 0) return;
+  KILN_ON_CUDA("copy_async to or from a CUDA device", {
+    cuda::set_device(device.index());
+    cuda::copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(),
+                           static_cast<cudaStream_t>(stream.handle()));
+  });
+}
+
+}  // namespace kiln

@@ -1,0 +1,29 @@
+// Checks for every CUDA runtime and cuBLAS call: a failing status becomes a kiln::Error naming
+// the library, the status, the call and where it was made. One generic thrower serves all the
+// libraries (cuDNN: cudnn_check.h, NCCL: nccl_check.h), so .cu files need no formatting code.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+namespace kiln::detail {
+[[noreturn]] void throw_library_error(const char* library, int status, const char* status_name,
+                                      const char* description, const char* call, const char* file,
+                                      int line);
+}  // namespace kiln::detail
+
+#define KILN_LIBRARY_CHECK(library, call, ok, name_of, description_of)                      \
+  do {                                                                                      \
+    const auto kiln_status_ = (call);                                                       \
+    if (kiln_status_ != (ok)) [[unlikely]]                                                  \
+      ::kiln::detail::throw_library_error(library, static_cast<int>(kiln_status_),          \
+                                          name_of(kiln_status_), description_of(kiln_status_), \
+                                          #call, __FILE__, __LINE__);                       \
+  } while (0)
+
+#define KILN_CUDA_CHECK(call) \
+  KILN_LIBRARY_CHECK("CUDA", call, cudaSuccess, cudaGetErrorName, cudaGetErrorString)
+#define KILN_CUBLAS_CHECK(call) \
+  KILN_LIBRARY_CHECK("cuBLAS", call, CUBLAS_STATUS_SUCCESS, cublasGetStatusName, cublasGetStatusString)
+// After every kernel launch: reports a bad launch configuration at the launch site.
+#define KILN_CUDA_CHECK_LAUNCH() KILN_CUDA_CHECK(cudaGetLastError())

@@ -1,0 +1,51 @@
+// The CUDA runtime as the rest of core/ uses it, behind plain C++ signatures: device selection,
+// memory (pinned host, cached device), streams, events and the per-thread library handles.
+// Compiled only into CUDA builds; the seams (storage, stream, dispatch) call it under KILN_CUDA.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "kiln/core/caching_allocator.h"
+#include "kiln/core/memory.h"
+
+typedef struct CUstream_st* cudaStream_t;
+typedef struct cublasContext* cublasHandle_t;
+
+namespace kiln::cuda {
+
+int device_count();                  // 0 when no device or driver answers
+std::string unavailable_reason();    // the driver's words when device_count() is 0
+void set_device(int device);         // cheap when already current for this thread
+void check_device(int device);       // throws unless 0 <= device < device_count()
+
+void* pinned_allocate(std::size_t bytes);
+void pinned_release(void* ptr);
+MemoryStats pinned_stats();
+
+CachingAllocator& device_allocator(int device);
+DeviceMemoryInfo memory_info(int device);
+
+// The calling thread's current stream on `device`; set_current_stream changes it.
+cudaStream_t current_stream(int device);
+void set_current_stream(int device, cudaStream_t stream);
+cudaStream_t create_stream(int device);
+void destroy_stream(cudaStream_t stream);  // logs, never throws
+
+// Copies between any two of host and device memory (unified addressing picks the direction).
+void copy_bytes(void* dst, const void* src, std::size_t bytes, int device);
+void copy_bytes_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
+void synchronize_stream(cudaStream_t stream);
+void stream_wait_event(cudaStream_t stream, void* event);
+
+void* create_event(int device);  // with timing
+void destroy_event(void* event);  // logs, never throws
+void record_event(void* event, cudaStream_t stream);
+void synchronize_event(void* event);
+bool query_event(void* event);
+float event_elapsed_ms(void* start, void* end);
+
+// The calling thread's cuBLAS handle on `device`, bound to `stream`.
+cublasHandle_t cublas_handle(int device, cudaStream_t stream);
+
+}  // namespace kiln::cuda

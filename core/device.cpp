@@ -1,0 +1,60 @@
+// Device parsing and printing, and whether CUDA devices answer (a CUDA seam).
+#include "kiln/core/device.h"
+
+#include <charconv>
+
+#include "kiln/core/error.h"
+
+#if KILN_CUDA
+#include "kiln/core/cuda/runtime.h"
+#endif
+
+namespace kiln {
+
+Device Device::parse(std::string_view text) {
+  if (text == "cpu") return cpu();
+  std::string_view rest;
+  for (std::string_view prefix : {"gpu", "cuda"}) {
+    if (text.substr(0, prefix.size()) == prefix) {
+      rest = text.substr(prefix.size());
+      if (rest.empty()) return cuda(0);
+      if (rest[0] == ':') {
+        int index = -1;
+        auto digits = rest.substr(1);
+        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+        if (ec == std::errc() && end == digits.data() + digits.size() && index >= 0 && !digits.empty())
+          return cuda(index);
+      }
+      break;
+    }
+  }
+  KILN_THROW("unknown device '{}': expected cpu, gpu, gpu:N, cuda or cuda:N", text);
+}
+
+std::string Device::str() const { return is_cpu() ? std::string("cpu") : fmt::format("cuda:{}", index_); }
+
+}  // namespace kiln
+
+// ---- CUDA availability (a CUDA seam)
+
+namespace kiln {
+
+int cuda_device_count() {
+#if KILN_CUDA
+  return cuda::device_count();
+#else
+  return 0;
+#endif
+}
+
+bool cuda_available() { return cuda_device_count() > 0; }
+
+std::string cuda_unavailable_reason() {
+#if KILN_CUDA
+  return cuda::device_count() > 0 ? std::string() : cuda::unavailable_reason();
+#else
+  return "this kiln was built without CUDA";
+#endif
+}
+
+}  // namespace kiln

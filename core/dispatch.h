@@ -1,0 +1,34 @@
+// The seam between the op list and the backends: operand checks that name both operands, and
+// KILN_ON_CUDA, the one place an op's CUDA call disappears from a build without CUDA (there it
+// throws "built without CUDA" instead).
+#pragma once
+
+#include <initializer_list>
+#include <utility>
+
+#include "kiln/core/tensor.h"
+
+typedef struct CUstream_st* cudaStream_t;
+
+namespace kiln::detail {
+
+using Operand = std::pair<const char*, const Tensor*>;  // (name in messages, tensor)
+
+// Each operand is defined and of `dtype`.
+void check_operands(const char* op, std::initializer_list<Operand> operands, DType dtype);
+// All operands live on the same device as the first.
+void check_same_device(const char* op, std::initializer_list<Operand> operands);
+// All operands have the shape of the first.
+void check_same_shape(const char* op, std::initializer_list<Operand> operands);
+void check_shape(const char* op, Operand operand, const Shape& expected);
+
+// Makes `device` current for this thread and returns its current stream. CUDA builds only.
+cudaStream_t prepare_cuda(Device device);
+
+}  // namespace kiln::detail
+
+#if KILN_CUDA
+#define KILN_ON_CUDA(op_name, ...) __VA_ARGS__
+#else
+#define KILN_ON_CUDA(op_name, ...) ::kiln::detail::throw_built_without_cuda(op_name)
+#endif

@@ -1,0 +1,41 @@
+// kiln::Error and the checks that throw it. Every mistake a user can make (a wrong shape, a
+// mixed device, a bad file) becomes one Error whose message says what was expected, what was
+// found and, where it helps, what to do; the location is kept apart for logs.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace kiln {
+
+class Error : public std::runtime_error {
+ public:
+  Error(std::string message, std::string where);
+  // Where it was thrown, as file:line.
+  const std::string& where() const noexcept { return where_; }
+
+ private:
+  std::string where_;
+};
+
+namespace detail {
+[[noreturn]] void throw_error(const char* file, int line, std::string message);
+[[noreturn]] void throw_check_failed(const char* file, int line, const char* condition,
+                                     std::string message);
+// Thrown by every CUDA entry point of a build made without the CUDA backend.
+[[noreturn]] void throw_built_without_cuda(const char* what);
+}  // namespace detail
+
+}  // namespace kiln
+
+// KILN_CHECK(cond, "format {}", args...): throws kiln::Error when cond is false.
+#define KILN_CHECK(cond, ...)                                                                \
+  do {                                                                                       \
+    if (!(cond)) [[unlikely]]                                                                \
+      ::kiln::detail::throw_check_failed(__FILE__, __LINE__, #cond, ::fmt::format(__VA_ARGS__)); \
+  } while (0)
+
+// KILN_THROW("format {}", args...): throws kiln::Error unconditionally.
+#define KILN_THROW(...) ::kiln::detail::throw_error(__FILE__, __LINE__, ::fmt::format(__VA_ARGS__))

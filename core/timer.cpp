@@ -1,0 +1,46 @@
+// RegionTimer: pairs of events, reused; folded into a total only when the total is read, so
+// timing a GPU region never stalls the host in the middle of a step.
+#include "kiln/core/timer.h"
+
+#include "kiln/core/error.h"
+
+namespace kiln {
+
+RegionTimer::RegionTimer(std::string name, Device device) : name_(std::move(name)), device_(device) {}
+
+void RegionTimer::start() {
+  KILN_CHECK(!running_, "timer '{}' started twice without stop()", name_);
+  if (pending_ == starts_.size()) {  // grows only until the first read, then pairs are reused
+    starts_.emplace_back(device_);
+    stops_.emplace_back(device_);
+  }
+  starts_[pending_].record();
+  running_ = true;
+}
+
+void RegionTimer::stop() {
+  KILN_CHECK(running_, "timer '{}' stopped without start()", name_);
+  stops_[pending_].record();
+  ++pending_;
+  ++count_;
+  running_ = false;
+}
+
+void RegionTimer::fold_pending() {
+  for (std::size_t i = 0; i < pending_; ++i) total_ms_ += Event::elapsed_ms(starts_[i], stops_[i]);
+  pending_ = 0;
+}
+
+double RegionTimer::total_ms() {
+  fold_pending();
+  return total_ms_;
+}
+
+void RegionTimer::reset() {
+  KILN_CHECK(!running_, "timer '{}' reset while running", name_);
+  pending_ = 0;
+  total_ms_ = 0.0;
+  count_ = 0;
+}
+
+}  // namespace kiln
