@@ -66,6 +66,11 @@ void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, T
 void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, Tensor& dlogits,
                                     float grad_scale, float label_smoothing = 0.0f);
 
+// ---- metrics.cpp
+// logits: (N, C), labels: (N) int32, correct: (1) or () float -> correct += number of rows whose
+// first maximum is at the label. Stays on the device: no host synchronisation.
+void count_correct(const Tensor& logits, const Tensor& labels, Tensor& correct);
+
 // ---- copy.cpp
 // src, dst: same shape and dtype, any devices -> dst = src; returns when done.
 void copy(const Tensor& src, Tensor& dst);

@@ -108,6 +108,13 @@ float Tensor::item() const {
   return to_vector<float>()[0];
 }
 
+Tensor& reuse_buffer(Tensor& buffer, const Shape& shape, DType dtype, Device device) {
+  if (!buffer.defined() || buffer.shape() != shape || buffer.dtype() != dtype ||
+      buffer.device() != device)
+    buffer = Tensor::empty(shape, dtype, device);
+  return buffer;
+}
+
 std::string Tensor::str() const {
   if (!defined()) return "Tensor(undefined)";
   return fmt::format("Tensor({}, {}, {}{})", dtype_name(dtype_), shape_.str(), device_.str(),

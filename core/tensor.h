@@ -75,4 +75,8 @@ class Tensor {
   std::size_t offset_ = 0;  // bytes from the start of storage
 };
 
+// Returns `buffer` after making it a tensor of `shape`, `dtype` on `device`; allocates only when
+// one of them changed, so buffers kept across training steps are reused.
+Tensor& reuse_buffer(Tensor& buffer, const Shape& shape, DType dtype, Device device);
+
 }  // namespace kiln

@@ -46,6 +46,10 @@ void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
                                     const std::int32_t* labels, float grad_scale,
                                     float label_smoothing, float* dlogits);
 
+// metrics.cpp — *correct += rows whose argmax equals the label.
+void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
+                   float* correct);
+
 // random.cpp — element i from Philox at (seed, offset + i).
 void uniform(Index n, std::uint64_t seed, std::uint64_t offset, float low, float high, float* x);
 void normal(Index n, std::uint64_t seed, std::uint64_t offset, float mean, float stddev, float* x);

@@ -50,6 +50,10 @@ void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
                                     const std::int32_t* labels, float grad_scale,
                                     float label_smoothing, float* dlogits, cudaStream_t stream);
 
+// metrics.cu
+void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
+                   float* correct, cudaStream_t stream);
+
 // random.cu
 void uniform(Index n, std::uint64_t seed, std::uint64_t offset, float low, float high, float* x,
              cudaStream_t stream);

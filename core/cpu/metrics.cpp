@@ -1,0 +1,19 @@
+// count_correct on the CPU: a row counts when its first maximum sits at the label.
+#include "kiln/core/cpu/kernels.h"
+
+namespace kiln::cpu {
+
+void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
+                   float* correct) {
+  Index hits = 0;
+  for (Index r = 0; r < rows; ++r) {
+    const float* row = logits + r * cols;
+    Index best = 0;
+    for (Index c = 1; c < cols; ++c)
+      if (row[c] > row[best]) best = c;
+    hits += best == labels[r];
+  }
+  *correct += static_cast<float>(hits);
+}
+
+}  // namespace kiln::cpu

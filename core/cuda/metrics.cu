@@ -1,0 +1,55 @@
+// count_correct on the GPU: one warp per row finds the row's first maximum; hits are summed
+// per block in shared memory and added with one atomicAdd per block. Counts are integers held
+// exactly in float up to 2^24, far above one batch, so the atomic order cannot change the sum.
+#include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/kernels.h"
+
+namespace kiln::cuda {
+
+namespace {
+
+constexpr int kWarpsPerBlock = 8;
+
+__global__ void count_correct_kernel(Index rows, Index cols, const float* logits,
+                                     const std::int32_t* labels, float* correct) {
+  __shared__ int block_hits;
+  if (threadIdx.x == 0) block_hits = 0;
+  __syncthreads();
+  const int lane = threadIdx.x % 32;
+  const Index row = static_cast<Index>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
+  if (row < rows) {
+    const float* x = logits + row * cols;
+    float best = -INFINITY;
+    Index best_index = cols;  // larger than any real index: loses every tie
+    for (Index c = lane; c < cols; c += 32) {
+      if (x[c] > best || (x[c] == best && c < best_index)) {
+        best = x[c];
+        best_index = c;
+      }
+    }
+    // Warp reduction keeping the larger value, and the smaller index on ties.
+    for (int offset = 16; offset > 0; offset /= 2) {
+      const float other = __shfl_down_sync(0xffffffffu, best, offset);
+      const Index other_index = __shfl_down_sync(0xffffffffu, best_index, offset);
+      if (other > best || (other == best && other_index < best_index)) {
+        best = other;
+        best_index = other_index;
+      }
+    }
+    if (lane == 0 && best_index == labels[row]) atomicAdd(&block_hits, 1);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && block_hits > 0) atomicAdd(correct, static_cast<float>(block_hits));
+}
+
+}  // namespace
+
+void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
+                   float* correct, cudaStream_t stream) {
+  if (rows == 0) return;
+  const auto blocks = static_cast<unsigned>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  count_correct_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(rows, cols, logits, labels, correct);
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace kiln::cuda

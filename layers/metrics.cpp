@@ -1,0 +1,36 @@
+#include "kiln/layers/metrics.h"
+
+#include "kiln/core/ops.h"
+
+namespace kiln {
+
+RunningMetrics::RunningMetrics(Device device)
+    : loss_sum_(Tensor::zeros(Shape{}, DType::f32, device)),
+      correct_(Tensor::zeros(Shape{}, DType::f32, device)) {}
+
+void RunningMetrics::update(const Tensor& logits, const Tensor& labels, const Tensor& mean_loss) {
+  KILN_CHECK(mean_loss.defined() && mean_loss.numel() == 1,
+             "RunningMetrics: the loss must be a scalar tensor, found {}",
+             mean_loss.defined() ? mean_loss.str() : std::string("an undefined tensor"));
+  count_correct(logits, labels, correct_);
+  const std::int64_t n = logits.size(0);
+  axpy(static_cast<float>(n), mean_loss.view(Shape{}), loss_sum_);
+  samples_ += n;
+}
+
+RunningMetrics::Values RunningMetrics::read() const {
+  Values v;
+  v.samples = samples_;
+  if (samples_ == 0) return v;
+  v.mean_loss = loss_sum_.item() / static_cast<double>(samples_);
+  v.accuracy = correct_.item() / static_cast<double>(samples_);
+  return v;
+}
+
+void RunningMetrics::reset() {
+  fill(loss_sum_, 0.0f);
+  fill(correct_, 0.0f);
+  samples_ = 0;
+}
+
+}  // namespace kiln

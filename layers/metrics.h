@@ -1,0 +1,29 @@
+// Running loss and top-1 accuracy over an epoch, accumulated on the device: update() queues two
+// small ops and never waits for the GPU; read() synchronises once and returns the figures.
+#pragma once
+
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+class RunningMetrics {
+ public:
+  explicit RunningMetrics(Device device = Device::cpu());
+
+  // logits: (N, C), labels: (N), mean_loss: the batch's scalar mean loss, all on the device.
+  void update(const Tensor& logits, const Tensor& labels, const Tensor& mean_loss);
+  struct Values {
+    double mean_loss = 0.0;
+    double accuracy = 0.0;  // in [0, 1]
+    std::int64_t samples = 0;
+  };
+  Values read() const;
+  void reset();
+
+ private:
+  Tensor loss_sum_;  // () sum over batches of mean_loss * N
+  Tensor correct_;   // () count of correct predictions
+  std::int64_t samples_ = 0;
+};
+
+}  // namespace kiln

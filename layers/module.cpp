@@ -1,0 +1,93 @@
+// Module's checked entry points, parameter registry, device moves and buffer reuse.
+#include "kiln/layers/module.h"
+
+#include "kiln/core/ops.h"
+
+namespace kiln {
+
+Tensor Module::forward(const Tensor& x) {
+  KILN_CHECK(x.defined() && x.dtype() == DType::f32, "{}: forward needs a float32 input, found {}",
+             describe(), x.defined() ? x.str() : std::string("an undefined tensor"));
+  KILN_CHECK(x.device() == device_,
+             "{}: the input is on {} but the module is on {}; call .to({}) on one of them",
+             describe(), x.device().str(), device_.str(), device_.str());
+  last_output_shape_ = output_shape(x.shape());  // checks the input shape
+  Tensor y = forward_impl(x);
+  has_forward_ = true;
+  return y;
+}
+
+Tensor Module::backward(const Tensor& dy) {
+  KILN_CHECK(has_forward_, "{}: backward called before forward", describe());
+  KILN_CHECK(training_, "{}: backward in eval mode; call train() before a training step", describe());
+  KILN_CHECK(dy.defined() && dy.dtype() == DType::f32 && dy.device() == device_,
+             "{}: backward needs a float32 gradient on {}, found {}", describe(), device_.str(),
+             dy.defined() ? dy.str() : std::string("an undefined tensor"));
+  KILN_CHECK(dy.shape() == last_output_shape_,
+             "{}: the output gradient has shape {} but the last output had shape {}", describe(),
+             dy.shape().str(), last_output_shape_.str());
+  return backward_impl(dy);
+}
+
+std::vector<Parameter*> Module::parameters() {
+  std::vector<Parameter*> all;
+  for (auto& p : parameters_) all.push_back(p.get());
+  for (auto& [name, child] : children_) {
+    for (Parameter* p : child->parameters()) all.push_back(p);
+  }
+  return all;
+}
+
+std::vector<const Parameter*> Module::parameters() const {
+  std::vector<const Parameter*> all;
+  for (const auto& p : parameters_) all.push_back(p.get());
+  for (const auto& [name, child] : children_) {
+    for (const Parameter* p : std::as_const(*child).parameters()) all.push_back(p);
+  }
+  return all;
+}
+
+std::int64_t Module::parameter_count() const {
+  std::int64_t n = 0;
+  for (const Parameter* p : parameters()) n += p->value.numel();
+  return n;
+}
+
+void Module::zero_grad() {
+  for (Parameter* p : parameters()) fill(p->grad, 0.0f);
+}
+
+void Module::to(Device device) {
+  for (auto& p : parameters_) {
+    p->value = p->value.to(device);
+    p->grad = p->grad.to(device);
+  }
+  for (auto& [name, child] : children_) child->to(device);
+  device_ = device;
+  has_forward_ = false;  // cached activations live on the old device
+}
+
+void Module::train(bool on) {
+  training_ = on;
+  for (auto& [name, child] : children_) child->train(on);
+  on_train_changed();
+}
+
+Parameter& Module::register_parameter(std::string name, Tensor value) {
+  Tensor grad = Tensor::zeros(value.shape(), DType::f32, value.device());
+  parameters_.push_back(std::make_unique<Parameter>(Parameter{std::move(name), std::move(value), std::move(grad)}));
+  return *parameters_.back();
+}
+
+void Module::register_module(std::string name, std::shared_ptr<Module> child) {
+  KILN_CHECK(child != nullptr, "register_module('{}') with a null module", name);
+  // A child's parameter names gain the child's name as a prefix, once, here.
+  for (Parameter* p : child->parameters()) p->name = name + "." + p->name;
+  children_.emplace_back(std::move(name), std::move(child));
+}
+
+Tensor& Module::reuse(Tensor& buffer, const Shape& shape, DType dtype) {
+  return reuse_buffer(buffer, shape, dtype, device_);
+}
+
+}  // namespace kiln

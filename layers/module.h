@@ -1,0 +1,72 @@
+// Module: the base of every layer. Explicit forward/backward, no tape (as in Caffe and llm.c):
+// forward caches what backward needs, backward accumulates (+=) into parameter gradients and
+// returns the input gradient. The public methods check their inputs and call the *_impl hooks.
+// Outputs live in buffers the module owns and reuses while shapes stay the same, so a steady
+// training step allocates nothing; a returned tensor stays valid until the module's next call.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+struct Parameter {
+  std::string name;  // "weight", or "layers.0.weight" from a container's parameters()
+  Tensor value;
+  Tensor grad;       // same shape and device as value; accumulated by backward
+};
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  // x: (N, ...) -> y. In training mode caches what backward needs.
+  Tensor forward(const Tensor& x);
+  // dy: the shape of the last forward's output -> dx: the shape of its input.
+  Tensor backward(const Tensor& dy);
+
+  // Every parameter of this module and its children, named by path ("layers.0.weight").
+  std::vector<Parameter*> parameters();
+  std::vector<const Parameter*> parameters() const;
+  std::int64_t parameter_count() const;
+  void zero_grad();
+  // Moves parameters and gradients to `device`; later inputs must live there too.
+  void to(Device device);
+  Device device() const { return device_; }
+  void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+  // "Linear(784 -> 1024)": what the layer is, for summaries and messages.
+  virtual std::string describe() const = 0;
+  // The output shape for an input shape, checking the input as forward would.
+  virtual Shape output_shape(const Shape& input) const = 0;
+
+ protected:
+  virtual Tensor forward_impl(const Tensor& x) = 0;
+  virtual Tensor backward_impl(const Tensor& dy) = 0;
+  virtual void on_train_changed() {}
+
+  // Parameters are created on the CPU at construction; to() moves them.
+  Parameter& register_parameter(std::string name, Tensor value);
+  void register_module(std::string name, std::shared_ptr<Module> child);
+  // Returns `buffer` reshaped to `shape` on this module's device, reallocating only when the
+  // shape or device changed, so steady-state steps reuse the same memory.
+  Tensor& reuse(Tensor& buffer, const Shape& shape, DType dtype = DType::f32);
+
+ private:
+  std::vector<std::unique_ptr<Parameter>> parameters_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  Device device_ = Device::cpu();
+  bool training_ = true;
+  bool has_forward_ = false;
+  Shape last_output_shape_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,53 @@
+// Sequential chaining and its summary table.
+#include "kiln/layers/sequential.h"
+
+namespace kiln {
+
+Sequential::Sequential(std::vector<std::shared_ptr<Module>> modules) {
+  for (auto& m : modules) add(std::move(m));
+}
+
+Sequential& Sequential::add(std::shared_ptr<Module> module) {
+  KILN_CHECK(module != nullptr, "Sequential::add with a null module");
+  module->to(device());
+  module->train(is_training());
+  register_module(fmt::format("layers.{}", modules_.size()), module);
+  modules_.push_back(std::move(module));
+  return *this;
+}
+
+std::string Sequential::describe() const { return fmt::format("Sequential({} layers)", modules_.size()); }
+
+Shape Sequential::output_shape(const Shape& input) const {
+  Shape shape = input;
+  for (const auto& m : modules_) shape = m->output_shape(shape);
+  return shape;
+}
+
+Tensor Sequential::forward_impl(const Tensor& x) {
+  Tensor h = x;
+  for (auto& m : modules_) h = m->forward(h);
+  return h;
+}
+
+Tensor Sequential::backward_impl(const Tensor& dy) {
+  Tensor g = dy;
+  for (auto it = modules_.rbegin(); it != modules_.rend(); ++it) g = (*it)->backward(g);
+  return g;
+}
+
+std::string Sequential::summary(const Shape& input) const {
+  std::string table = fmt::format("{:<6} {:<28} {:<20} {:>12}\n", "#", "layer", "output shape", "parameters");
+  table += std::string(69, '-') + "\n";
+  Shape shape = input;
+  for (std::size_t i = 0; i < modules_.size(); ++i) {
+    shape = modules_[i]->output_shape(shape);
+    table += fmt::format("{:<6} {:<28} {:<20} {:>12}\n", i, modules_[i]->describe(), shape.str(),
+                         modules_[i]->parameter_count());
+  }
+  table += std::string(69, '-') + "\n";
+  table += fmt::format("total parameters: {}\n", parameter_count());
+  return table;
+}
+
+}  // namespace kiln

@@ -1,0 +1,37 @@
+// Sequential: modules applied in order; backward runs them in reverse. Children are named
+// "layers.<i>", so parameters read "layers.0.weight" as in a PyTorch model whose `layers` is an
+// nn.Sequential, and safetensors files move between the two.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "kiln/layers/module.h"
+
+namespace kiln {
+
+class Sequential : public Module {
+ public:
+  Sequential() = default;
+  explicit Sequential(std::vector<std::shared_ptr<Module>> modules);
+  Sequential& add(std::shared_ptr<Module> module);
+  template <typename M, typename... Args> Sequential& emplace(Args&&... args) {
+    return add(std::make_shared<M>(std::forward<Args>(args)...));
+  }
+
+  std::size_t size() const { return modules_.size(); }
+  Module& operator[](std::size_t i) { return *modules_.at(i); }
+  std::string describe() const override;
+  Shape output_shape(const Shape& input) const override;
+  // A Keras-style table: layer, output shape and parameters per row, then the total.
+  std::string summary(const Shape& input) const;
+
+ protected:
+  Tensor forward_impl(const Tensor& x) override;
+  Tensor backward_impl(const Tensor& dy) override;
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+};
+
+}  // namespace kiln
