@@ -1,0 +1,65 @@
+// CPU activations and their derivatives, elementwise over n floats. dx may alias dy: each
+// element is read before it is written. Sigmoid and tanh differentiate through the output y
+// (as PyTorch does); ReLU, LeakyReLU and GELU through the input x. GELU is the exact erf form
+// (PyTorch's default), written with erfc so that it stays accurate for large negative x.
+#include <cmath>
+
+#include "kiln/core/cpu/kernels.h"
+
+namespace kiln::cpu {
+
+namespace {
+
+constexpr Index kParallelMin = 32768;
+constexpr float kSqrtHalf = 0.70710678118654752f;    // 1 / sqrt(2)
+constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1 / sqrt(2 pi)
+
+// Applies f(i) for i in [0, n), on the OpenMP pool when n is large enough to pay for it.
+template <typename F> void for_each_index(Index n, F f) {
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (Index i = 0; i < n; ++i) f(i);
+}
+
+// Phi(x), the standard normal CDF. 0.5 * erfc(-x / sqrt 2) rather than 0.5 * (1 + erf(x / sqrt 2)):
+// the latter cancels catastrophically for x < -2.
+inline float normal_cdf(float x) { return 0.5f * std::erfc(-x * kSqrtHalf); }
+
+}  // namespace
+
+void activation_forward(Activation f, Index n, const float* x, float* y, float alpha) {
+  switch (f) {
+    case Activation::relu:
+      // "x < 0 ? 0 : x" rather than "x > 0 ? x : 0" lets a NaN through, so it is not hidden.
+      return for_each_index(n, [=](Index i) { y[i] = x[i] < 0.0f ? 0.0f : x[i]; });
+    case Activation::leaky_relu:
+      return for_each_index(n, [=](Index i) { y[i] = x[i] > 0.0f ? x[i] : alpha * x[i]; });
+    case Activation::sigmoid:
+      // exp(-x) overflows to inf for x < -88, giving exactly 0: no NaN.
+      return for_each_index(n, [=](Index i) { y[i] = 1.0f / (1.0f + std::exp(-x[i])); });
+    case Activation::tanh: return for_each_index(n, [=](Index i) { y[i] = std::tanh(x[i]); });
+    case Activation::gelu:
+      return for_each_index(n, [=](Index i) { y[i] = x[i] * normal_cdf(x[i]); });
+  }
+}
+
+void activation_backward(Activation f, Index n, const float* x, const float* y, const float* dy,
+                         float* dx, float alpha) {
+  switch (f) {
+    case Activation::relu:
+      return for_each_index(n, [=](Index i) { dx[i] = x[i] > 0.0f ? dy[i] : 0.0f; });
+    case Activation::leaky_relu:
+      return for_each_index(n, [=](Index i) { dx[i] = x[i] > 0.0f ? dy[i] : alpha * dy[i]; });
+    case Activation::sigmoid:
+      return for_each_index(n, [=](Index i) { dx[i] = dy[i] * y[i] * (1.0f - y[i]); });
+    case Activation::tanh:
+      return for_each_index(n, [=](Index i) { dx[i] = dy[i] * (1.0f - y[i] * y[i]); });
+    case Activation::gelu:
+      // d/dx [x Phi(x)] = Phi(x) + x phi(x).
+      return for_each_index(n, [=](Index i) {
+        const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x[i] * x[i]);
+        dx[i] = dy[i] * (normal_cdf(x[i]) + x[i] * pdf);
+      });
+  }
+}
+
+}  // namespace kiln::cpu

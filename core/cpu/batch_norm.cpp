@@ -1,0 +1,94 @@
+// CPU batch normalisation over x viewed as (n, c, l): channel ch holds x[i, ch, j] for all i, j.
+// One OpenMP iteration per channel; sums in double, the variance two-pass (of x - mean, no
+// cancellation). The float expressions match core/cuda/batch_norm.cu term for term (explicit
+// fmas where the compilers might contract differently), so the devices differ only in the order
+// of the sums.
+#include <cmath>
+
+#include "kiln/core/cpu/kernels.h"
+
+namespace kiln::cpu {
+
+namespace {
+
+constexpr Index kParallelMin = 32768;
+
+// Calls f(value_index) for every element of channel ch, in (i, j) order.
+template <typename F> void for_channel(Index n, Index c, Index l, Index ch, F&& f) {
+  for (Index i = 0; i < n; ++i) {
+    const Index base = (i * c + ch) * l;
+    for (Index j = 0; j < l; ++j) f(base + j);
+  }
+}
+
+}  // namespace
+
+void batch_norm_forward_train(Index n, Index c, Index l, const float* x, const float* gamma,
+                              const float* beta, float momentum, float eps, float* running_mean,
+                              float* running_var, float* y, float* save_mean, float* save_invstd) {
+  const Index m = n * l;
+#pragma omp parallel for if (n * c * l > kParallelMin) schedule(static)
+  for (Index ch = 0; ch < c; ++ch) {
+    double sum = 0.0;
+    for_channel(n, c, l, ch, [&](Index k) { sum += x[k]; });
+    const double mean = sum / static_cast<double>(m);
+    double squares = 0.0;
+    for_channel(n, c, l, ch, [&](Index k) {
+      const double d = x[k] - mean;
+      squares += d * d;
+    });
+    const double var = squares / static_cast<double>(m);  // biased: what the batch is normalised by
+    const float mean_f = static_cast<float>(mean);
+    const float invstd = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
+    save_mean[ch] = mean_f;
+    save_invstd[ch] = invstd;
+    // The running variance is the unbiased estimate, as PyTorch keeps it.
+    const float unbiased =
+        static_cast<float>(var * static_cast<double>(m) / static_cast<double>(m - 1));
+    running_mean[ch] = (1.0f - momentum) * running_mean[ch] + momentum * mean_f;
+    running_var[ch] = (1.0f - momentum) * running_var[ch] + momentum * unbiased;
+    const float scale = invstd * gamma[ch], shift = beta[ch];
+    for_channel(n, c, l, ch, [&](Index k) { y[k] = std::fma(x[k] - mean_f, scale, shift); });
+  }
+}
+
+void batch_norm_forward_eval(Index n, Index c, Index l, const float* x, const float* gamma,
+                             const float* beta, const float* running_mean, const float* running_var,
+                             float eps, float* y) {
+#pragma omp parallel for if (n * c * l > kParallelMin) schedule(static)
+  for (Index ch = 0; ch < c; ++ch) {
+    const float invstd =
+        static_cast<float>(1.0 / std::sqrt(static_cast<double>(running_var[ch]) + eps));
+    const float mean = running_mean[ch], scale = invstd * gamma[ch], shift = beta[ch];
+    for_channel(n, c, l, ch, [&](Index k) { y[k] = std::fma(x[k] - mean, scale, shift); });
+  }
+}
+
+// With xhat = (x - mean) * invstd over m values of a channel:
+//   dbeta += sum dy, dgamma += sum dy * xhat,
+//   dx = gamma * invstd * (dy - mean(dy) - xhat * mean(dy * xhat))   ("=").
+void batch_norm_backward(Index n, Index c, Index l, const float* x, const float* dy,
+                         const float* gamma, const float* save_mean, const float* save_invstd,
+                         float* dx, float* dgamma, float* dbeta) {
+  const Index m = n * l;
+#pragma omp parallel for if (n * c * l > kParallelMin) schedule(static)
+  for (Index ch = 0; ch < c; ++ch) {
+    const float mean = save_mean[ch], invstd = save_invstd[ch];
+    double sum_dy = 0.0, sum_dy_xhat = 0.0;
+    for_channel(n, c, l, ch, [&](Index k) {
+      sum_dy += dy[k];
+      sum_dy_xhat += static_cast<double>(dy[k]) * ((x[k] - mean) * invstd);
+    });
+    dbeta[ch] += static_cast<float>(sum_dy);
+    dgamma[ch] += static_cast<float>(sum_dy_xhat);
+    const float mean_dy = static_cast<float>(sum_dy / static_cast<double>(m));
+    const float mean_dy_xhat = static_cast<float>(sum_dy_xhat / static_cast<double>(m));
+    const float scale = gamma[ch] * invstd;
+    for_channel(n, c, l, ch, [&](Index k) {
+      const float xhat = (x[k] - mean) * invstd;
+      dx[k] = scale * (dy[k] - mean_dy - xhat * mean_dy_xhat);
+    });
+  }
+}
+
+}  // namespace kiln::cpu

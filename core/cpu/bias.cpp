@@ -1,0 +1,39 @@
+// CPU bias_add and bias_grad on a (rows, cols) matrix: y += bias on every row, and
+// dbias += column sums of dy (accumulated in double, so a 1000-row batch sums exactly enough).
+// Loops go parallel only past kParallelMin elements; below that thread start-up costs more.
+#include <algorithm>
+
+#include "kiln/core/cpu/kernels.h"
+
+namespace kiln::cpu {
+
+namespace {
+constexpr Index kParallelMin = 32768;
+constexpr Index kColumnBlock = 64;  // columns per task: its double sums stay in registers/L1
+}  // namespace
+
+void bias_add(Index rows, Index cols, const float* bias, float* y) {
+#pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
+  for (Index r = 0; r < rows; ++r) {
+    float* row = y + r * cols;
+    for (Index c = 0; c < cols; ++c) row[c] += bias[c];
+  }
+}
+
+void bias_grad(Index rows, Index cols, const float* dy, float* dbias) {
+  // Threads split the columns, each walking every row for its block: no two threads write the
+  // same dbias entry, and each reads dy row by row within the block.
+#pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
+  for (Index c0 = 0; c0 < cols; c0 += kColumnBlock) {
+    const Index width = std::min(kColumnBlock, cols - c0);
+    double sums[kColumnBlock] = {};
+    for (Index r = 0; r < rows; ++r) {
+      const float* row = dy + r * cols + c0;
+      for (Index j = 0; j < width; ++j) sums[j] += row[j];
+    }
+    // "+=": gradients accumulate across calls (see core/ops.h).
+    for (Index j = 0; j < width; ++j) dbias[c0 + j] = static_cast<float>(dbias[c0 + j] + sums[j]);
+  }
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,24 @@
+// CPU dropout: element i is kept when the top 24 bits of Philox word x at (seed, offset + i),
+// as a float in [0, 1), are >= p. The same expressions run in core/cuda/dropout.cu, so the two
+// devices draw the same mask bit for bit, whatever the thread count.
+#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/philox.h"
+
+namespace kiln::cpu {
+
+namespace {
+constexpr Index kParallelMin = 32768;
+}  // namespace
+
+void dropout_forward(Index n, std::uint64_t seed, std::uint64_t offset, float p, float scale,
+                     const float* x, float* y, float* mask) {
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (Index i = 0; i < n; ++i) {
+    const philox::Uint4 word = philox::draw(seed, offset + static_cast<std::uint64_t>(i));
+    const float m = philox::to_unit(word.x) >= p ? scale : 0.0f;
+    mask[i] = m;
+    y[i] = x[i] * m;
+  }
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,50 @@
+// CPU elementwise ops over n contiguous elements: binary a (op) b, scale, axpy and fill. out may
+// alias a or b: element i is read before it is written and no other element is touched. Loops
+// go parallel only past kParallelMin elements; below that thread start-up costs more.
+#include <algorithm>
+#include <cstdint>
+
+#include "kiln/core/cpu/kernels.h"
+
+namespace kiln::cpu {
+
+namespace {
+
+constexpr Index kParallelMin = 32768;
+
+template <typename F> void for_each_index(Index n, F f) {
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (Index i = 0; i < n; ++i) f(i);
+}
+
+}  // namespace
+
+void binary(BinaryOp op, Index n, const float* a, const float* b, float* out) {
+  // One loop per op, so the compiler vectorises each without a branch inside.
+  switch (op) {
+    case BinaryOp::add: return for_each_index(n, [=](Index i) { out[i] = a[i] + b[i]; });
+    case BinaryOp::sub: return for_each_index(n, [=](Index i) { out[i] = a[i] - b[i]; });
+    case BinaryOp::mul: return for_each_index(n, [=](Index i) { out[i] = a[i] * b[i]; });
+    case BinaryOp::div: return for_each_index(n, [=](Index i) { out[i] = a[i] / b[i]; });
+    case BinaryOp::max: return for_each_index(n, [=](Index i) { out[i] = std::max(a[i], b[i]); });
+    case BinaryOp::min: return for_each_index(n, [=](Index i) { out[i] = std::min(a[i], b[i]); });
+  }
+}
+
+void scale(Index n, float alpha, float* x) {
+  for_each_index(n, [=](Index i) { x[i] *= alpha; });
+}
+
+void axpy(Index n, float alpha, const float* x, float* y) {
+  for_each_index(n, [=](Index i) { y[i] += alpha * x[i]; });
+}
+
+void fill(Index n, float value, float* x) {
+  for_each_index(n, [=](Index i) { x[i] = value; });
+}
+
+void fill(Index n, std::int32_t value, std::int32_t* x) {
+  for_each_index(n, [=](Index i) { x[i] = value; });
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,52 @@
+// CPU GEMM: c (m, n) = alpha * op(a) @ op(b) + beta * c on row-major buffers, through Eigen's
+// blocked, vectorised product. Eigen parallelises it over OpenMP's thread pool (core/parallel.h),
+// the same pool kiln's own loops use. beta == 0 overwrites c without reading it (as BLAS does), so
+// uninitialised or NaN output memory never leaks into the result.
+#include <Eigen/Core>
+
+#include "kiln/core/cpu/kernels.h"
+
+namespace kiln::cpu {
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMatrixMap = Eigen::Map<const RowMatrix>;
+using MatrixMap = Eigen::Map<RowMatrix>;
+
+// op_a, op_b: Eigen expressions of shape (m, k) and (k, n). noalias() lets Eigen write the
+// product straight into c; alpha is folded into the kernel rather than applied afterwards.
+template <typename OpA, typename OpB>
+void multiply(const OpA& op_a, const OpB& op_b, float alpha, float beta, MatrixMap& c) {
+  if (beta == 0.0f) {
+    c.noalias() = alpha * op_a * op_b;
+  } else {
+    if (beta != 1.0f) c *= beta;
+    c.noalias() += alpha * op_a * op_b;
+  }
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
+          const float* b, float beta, float* c) {
+  if (m == 0 || n == 0) return;
+  MatrixMap c_map(c, m, n);
+  // Nothing to multiply: c = beta * c, and with beta == 0 not even read (it may hold NaN).
+  if (k == 0 || alpha == 0.0f) {
+    if (beta == 0.0f)
+      c_map.setZero();
+    else if (beta != 1.0f)
+      c_map *= beta;
+    return;
+  }
+  // a is stored (m, k), or (k, m) when transposed; likewise b is (k, n) or (n, k).
+  const ConstMatrixMap a_map(a, trans_a ? k : m, trans_a ? m : k);
+  const ConstMatrixMap b_map(b, trans_b ? n : k, trans_b ? k : n);
+  if (!trans_a && !trans_b) return multiply(a_map, b_map, alpha, beta, c_map);
+  if (!trans_a && trans_b) return multiply(a_map, b_map.transpose(), alpha, beta, c_map);
+  if (trans_a && !trans_b) return multiply(a_map.transpose(), b_map, alpha, beta, c_map);
+  multiply(a_map.transpose(), b_map.transpose(), alpha, beta, c_map);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,85 @@
+// CPU softmax, log_softmax and the fused softmax cross-entropy over rows of length cols. Every
+// row is shifted by its maximum before exp (so exp never overflows) and its sum of exps is taken
+// in double; cross-entropy uses log p = x - logsumexp(x) rather than log(softmax), so a
+// vanishing probability gives a large finite loss, never log(0).
+#include <cmath>
+#include <cstdint>
+
+#include "kiln/core/cpu/kernels.h"
+
+namespace kiln::cpu {
+
+namespace {
+
+constexpr Index kParallelMin = 32768;
+
+// log(sum_c exp(row_c)), computed as max + log(sum exp(row - max)).
+double log_sum_exp(Index cols, const float* row) {
+  float m = row[0];
+  for (Index c = 1; c < cols; ++c) m = row[c] > m ? row[c] : m;
+  double sum = 0.0;
+  for (Index c = 0; c < cols; ++c) sum += std::exp(static_cast<double>(row[c]) - m);
+  return m + std::log(sum);
+}
+
+}  // namespace
+
+void softmax(Index rows, Index cols, const float* x, float* y, bool log) {
+#pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
+  for (Index r = 0; r < rows; ++r) {
+    const float* in = x + r * cols;
+    float* out = y + r * cols;
+    const double lse = log_sum_exp(cols, in);
+    for (Index c = 0; c < cols; ++c) {
+      const double log_p = in[c] - lse;
+      out[c] = static_cast<float>(log ? log_p : std::exp(log_p));
+    }
+  }
+}
+
+Index softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
+                                    const std::int32_t* labels, float label_smoothing, float* probs,
+                                    float* losses) {
+  // All labels are checked before anything is written, so a bad batch leaves the outputs as
+  // they were.
+  for (Index r = 0; r < rows; ++r)
+    if (labels[r] < 0 || labels[r] >= cols) return r;
+
+  // target_c = (1 - eps) [c == label] + eps / C, so
+  // loss = -sum_c target_c log p_c = (1 - eps) (lse - x_label) + eps / C * sum_c (lse - x_c).
+  const double eps = label_smoothing;
+#pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
+  for (Index r = 0; r < rows; ++r) {
+    const float* in = logits + r * cols;
+    float* p = probs + r * cols;
+    const double lse = log_sum_exp(cols, in);
+    double sum_neg_log_p = 0.0;
+    for (Index c = 0; c < cols; ++c) {
+      const double log_p = in[c] - lse;
+      p[c] = static_cast<float>(std::exp(log_p));
+      sum_neg_log_p -= log_p;
+    }
+    double loss = (1.0 - eps) * (lse - in[labels[r]]);
+    if (eps != 0.0) loss += eps / static_cast<double>(cols) * sum_neg_log_p;
+    losses[r] = static_cast<float>(loss);
+  }
+  return -1;
+}
+
+void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
+                                    const std::int32_t* labels, float grad_scale,
+                                    float label_smoothing, float* dlogits) {
+  const float off_target = label_smoothing / static_cast<float>(cols);
+  const float on_target = 1.0f - label_smoothing + off_target;
+  // "=": dlogits is overwritten. The label is compared, never used as an index, so an invalid
+  // one cannot write outside the row.
+#pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
+  for (Index r = 0; r < rows; ++r) {
+    const float* p = probs + r * cols;
+    float* d = dlogits + r * cols;
+    for (Index c = 0; c < cols; ++c)
+      d[c] = grad_scale * (p[c] - (c == labels[r] ? on_target : off_target));
+  }
+}
+
+}  // namespace kiln::cpu
