@@ -14,6 +14,7 @@
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/dispatch.h"
 #include "kiln/core/log.h"
+#include "kiln/core/memory.h"
 
 namespace kiln::cuda {
 
@@ -118,6 +119,18 @@ void check_device(int device) {
   KILN_CHECK(count > 0, "no CUDA device is usable: {}", unavailable_reason());
   KILN_CHECK(device >= 0 && device < count, "CUDA device {} does not exist: this machine has {}",
              device, count);
+}
+
+std::string device_name(int device) {
+  cudaDeviceProp properties{};
+  KILN_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+  return properties.name;
+}
+
+std::string pci_bus_id(int device) {
+  char id[32] = {};
+  KILN_CUDA_CHECK(cudaDeviceGetPCIBusId(id, sizeof id, device));
+  return id;
 }
 
 void set_device(int device) {

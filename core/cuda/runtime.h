@@ -7,10 +7,15 @@
 #include <string>
 
 #include "kiln/core/caching_allocator.h"
-#include "kiln/core/memory.h"
 
 typedef struct CUstream_st* cudaStream_t;
 typedef struct cublasContext* cublasHandle_t;
+
+// Kept free of fmt (and so of error.h and memory.h): .cu files include this header, and fmt 9
+// does not compile under nvcc in C++20.
+namespace kiln {
+struct DeviceMemoryInfo;
+}  // namespace kiln
 
 namespace kiln::cuda {
 
@@ -18,6 +23,8 @@ int device_count();                  // 0 when no device or driver answers
 std::string unavailable_reason();    // the driver's words when device_count() is 0
 void set_device(int device);         // cheap when already current for this thread
 void check_device(int device);       // throws unless 0 <= device < device_count()
+std::string device_name(int device);
+std::string pci_bus_id(int device);  // "0000:3b:00.0", as NVML names devices
 
 void* pinned_allocate(std::size_t bytes);
 void pinned_release(void* ptr);

@@ -1,0 +1,131 @@
+// CUDA batch normalisation over x viewed as (n, c, l). Training forward and backward give each
+// channel one block that reduces its n·l values in double with detail::group_reduce (a fixed
+// order: the same bits every run); the float expressions after the sums are the CPU's
+// (core/cpu/batch_norm.cpp) term for term, with explicit fmas where both sides must round alike
+// (the evaluation forward, elementwise, then matches the CPU to the bit).
+#include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/launch.cuh"
+
+namespace kiln::cuda {
+
+namespace {
+
+using detail::kThreads;
+using detail::kWarp;
+
+// Channel ch's k-th value (k in [0, n·l)) sits at (i·c + ch)·l + j with k = i·l + j.
+__device__ __forceinline__ Index at(Index k, Index c, Index l, Index ch) {
+  const Index i = k / l, j = k - i * l;
+  return (i * c + ch) * l + j;
+}
+
+// One block per channel (grid-stride over channels; the loop is uniform over the block, as
+// group_reduce's barriers need).
+__global__ void train_forward_kernel(Index n, Index c, Index l, const float* x, const float* gamma,
+                                     const float* beta, float momentum, float eps,
+                                     float* running_mean, float* running_var, float* y,
+                                     float* save_mean, float* save_invstd) {
+  __shared__ double scratch[kThreads / kWarp];
+  const Index m = n * l;
+  for (Index ch = blockIdx.x; ch < c; ch += gridDim.x) {
+    double sum = 0.0;
+    for (Index k = threadIdx.x; k < m; k += kThreads) sum += x[at(k, c, l, ch)];
+    const double mean = detail::group_reduce<kThreads>(sum, detail::Add(), scratch) / m;
+    double squares = 0.0;
+    for (Index k = threadIdx.x; k < m; k += kThreads) {
+      const double d = x[at(k, c, l, ch)] - mean;
+      squares += d * d;
+    }
+    const double var = detail::group_reduce<kThreads>(squares, detail::Add(), scratch) / m;
+    const float mean_f = static_cast<float>(mean);
+    const float invstd = static_cast<float>(1.0 / sqrt(var + static_cast<double>(eps)));
+    if (threadIdx.x == 0) {
+      save_mean[ch] = mean_f;
+      save_invstd[ch] = invstd;
+      const float unbiased =
+          static_cast<float>(var * static_cast<double>(m) / static_cast<double>(m - 1));
+      running_mean[ch] = (1.0f - momentum) * running_mean[ch] + momentum * mean_f;
+      running_var[ch] = (1.0f - momentum) * running_var[ch] + momentum * unbiased;
+    }
+    const float scale = invstd * gamma[ch], shift = beta[ch];
+    for (Index k = threadIdx.x; k < m; k += kThreads) {
+      const Index e = at(k, c, l, ch);
+      y[e] = fmaf(x[e] - mean_f, scale, shift);
+    }
+  }
+}
+
+__global__ void eval_forward_kernel(Index n, Index c, Index l, const float* x, const float* gamma,
+                                    const float* beta, const float* running_mean,
+                                    const float* running_var, float eps, float* y) {
+  const Index total = n * c * l;
+  for (Index e = detail::grid_start(); e < total; e += detail::grid_stride()) {
+    const Index ch = (e / l) % c;
+    const float invstd = static_cast<float>(1.0 / sqrt(static_cast<double>(running_var[ch]) + eps));
+    y[e] = fmaf(x[e] - running_mean[ch], invstd * gamma[ch], beta[ch]);
+  }
+}
+
+// dbeta += sum dy, dgamma += sum dy·xhat, dx = gamma·invstd·(dy - mean(dy) - xhat·mean(dy·xhat)).
+__global__ void backward_kernel(Index n, Index c, Index l, const float* x, const float* dy,
+                                const float* gamma, const float* save_mean,
+                                const float* save_invstd, float* dx, float* dgamma, float* dbeta) {
+  __shared__ double scratch[kThreads / kWarp];
+  const Index m = n * l;
+  for (Index ch = blockIdx.x; ch < c; ch += gridDim.x) {
+    const float mean = save_mean[ch], invstd = save_invstd[ch];
+    double sum_dy = 0.0, sum_dy_xhat = 0.0;
+    for (Index k = threadIdx.x; k < m; k += kThreads) {
+      const Index e = at(k, c, l, ch);
+      sum_dy += dy[e];
+      sum_dy_xhat += static_cast<double>(dy[e]) * ((x[e] - mean) * invstd);
+    }
+    sum_dy = detail::group_reduce<kThreads>(sum_dy, detail::Add(), scratch);
+    sum_dy_xhat = detail::group_reduce<kThreads>(sum_dy_xhat, detail::Add(), scratch);
+    if (threadIdx.x == 0) {
+      dbeta[ch] += static_cast<float>(sum_dy);
+      dgamma[ch] += static_cast<float>(sum_dy_xhat);
+    }
+    const float mean_dy = static_cast<float>(sum_dy / static_cast<double>(m));
+    const float mean_dy_xhat = static_cast<float>(sum_dy_xhat / static_cast<double>(m));
+    const float scale = gamma[ch] * invstd;
+    for (Index k = threadIdx.x; k < m; k += kThreads) {
+      const Index e = at(k, c, l, ch);
+      const float xhat = (x[e] - mean) * invstd;
+      dx[e] = scale * (dy[e] - mean_dy - xhat * mean_dy_xhat);
+    }
+  }
+}
+
+}  // namespace
+
+void batch_norm_forward_train(Index n, Index c, Index l, const float* x, const float* gamma,
+                              const float* beta, float momentum, float eps, float* running_mean,
+                              float* running_var, float* y, float* save_mean, float* save_invstd,
+                              cudaStream_t stream) {
+  if (n * c * l == 0) return;
+  train_forward_kernel<<<detail::blocks_for(c, 1), kThreads, 0, stream>>>(
+      n, c, l, x, gamma, beta, momentum, eps, running_mean, running_var, y, save_mean, save_invstd);
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_forward_eval(Index n, Index c, Index l, const float* x, const float* gamma,
+                             const float* beta, const float* running_mean, const float* running_var,
+                             float eps, float* y, cudaStream_t stream) {
+  if (n * c * l == 0) return;
+  eval_forward_kernel<<<detail::blocks_for(n * c * l), kThreads, 0, stream>>>(
+      n, c, l, x, gamma, beta, running_mean, running_var, eps, y);
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_backward(Index n, Index c, Index l, const float* x, const float* dy,
+                         const float* gamma, const float* save_mean, const float* save_invstd,
+                         float* dx, float* dgamma, float* dbeta, cudaStream_t stream) {
+  if (n * c * l == 0) return;
+  backward_kernel<<<detail::blocks_for(c, 1), kThreads, 0, stream>>>(
+      n, c, l, x, dy, gamma, save_mean, save_invstd, dx, dgamma, dbeta);
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace kiln::cuda

@@ -1,0 +1,53 @@
+// CUDA GEMM: row-major c (m, n) = alpha * op(a) @ op(b) + beta * c through cuBLAS, in the
+// handle's math mode (core/cuda/runtime.cpp sets pedantic fp32: no TF32, so results match the
+// CPU to 1e-4). k == 0 is handled here (c = beta * c), since cuBLAS rejects a leading dimension of
+// 0.
+#include <cublas_v2.h>
+
+#include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/cuda/runtime.h"
+
+namespace kiln::cuda {
+
+namespace {
+
+// c = beta * c for an empty product; beta == 0 writes zeros without reading c (BLAS semantics,
+// so NaN garbage in fresh output memory never survives).
+__global__ void scale_output(Index n, float beta, float* c) {
+  for (Index i = detail::grid_start(); i < n; i += detail::grid_stride())
+    c[i] = beta == 0.0f ? 0.0f : beta * c[i];
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
+          const float* b, float beta, float* c, cudaStream_t stream) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (beta == 1.0f) return;
+    scale_output<<<detail::blocks_for(m * n), detail::kThreads, 0, stream>>>(m * n, beta, c);
+    KILN_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  int device = 0;
+  KILN_CUDA_CHECK(cudaGetDevice(&device));
+  cublasHandle_t handle = cublas_handle(device, stream);
+  // alpha and beta are host values.
+  KILN_CUBLAS_CHECK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
+  // cuBLAS is column-major, and a row-major (r, c) matrix is the column-major (c, r) matrix of
+  // the same memory. So compute cᵀ (n, m) = op(b)ᵀ (n, k) · op(a)ᵀ (k, m) in column-major:
+  // b comes first, and each operand keeps its own transpose flag.
+  //   b row-major (k, n) = column-major (n, k), ld n; transposed: (n, k) = col (k, n), ld k.
+  //   a row-major (m, k) = column-major (k, m), ld k; transposed: (k, m) = col (m, k), ld m.
+  const cublasOperation_t op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const Index ld_b = trans_b ? k : n;
+  const Index ld_a = trans_a ? m : k;
+  // The 64-bit API: no silent int truncation for a dimension or leading dimension past 2^31.
+  KILN_CUBLAS_CHECK(
+      cublasSgemm_64(handle, op_b, op_a, n, m, k, &alpha, b, ld_b, a, ld_a, &beta, c, n));
+}
+
+}  // namespace kiln::cuda

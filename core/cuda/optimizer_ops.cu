@@ -1,0 +1,285 @@
+// CUDA multi-tensor optimizer ops, in the manner of PyTorch's multi_tensor_apply (apex): up to
+// kMaxTensors tensors travel by value in one kernel-argument struct, and each block updates one
+// chunk of one tensor with the element formulas of core/optimizer_math.h (the CPU runs the same).
+// So an optimizer step is one launch per 64 tensors, allocates nothing and never waits on the
+// host; the sum of squares is deterministic (fixed-order partials in double, no atomics).
+#include "kiln/core/caching_allocator.h"
+#include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/launch.cuh"
+
+namespace kiln::cuda {
+
+// Declared in kiln/core/cuda/runtime.h, which nvcc cannot include (fmt 9 in C++20); same
+// signature and namespace, as in reduce.cu.
+CachingAllocator& device_allocator(int device);
+
+namespace {
+
+using detail::kThreads;
+using detail::kWarp;
+
+constexpr int kMaxTensors = 64;
+// Elements per block: 64 per thread amortises the block's start, and a 100M-parameter model
+// still gets ~6,000 blocks, many waves on a 132-SM H200.
+constexpr Index kChunk = 16384;
+
+// The block table of one launch: block b updates chunk b - first_block[t] of the tensor t with
+// first_block[t] <= b < first_block[t + 1]. A prefix table has a fixed size whatever the block
+// count, so one launch covers 64 tensors of any size and the whole struct stays under the
+// classic 4 KB kernel-parameter limit. Empty tensors get no slot, so the table strictly rises.
+struct Chunks {
+  int count;
+  Index size[kMaxTensors];
+  Index first_block[kMaxTensors + 1];
+};
+
+struct Work {
+  int tensor;
+  Index begin, end;  // this block's element range within the tensor
+};
+
+// Binary search over at most 64 entries, the same for every thread of the block.
+__device__ __forceinline__ Work locate(const Chunks& c) {
+  const Index b = blockIdx.x;
+  int lo = 0, hi = c.count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (c.first_block[mid] <= b)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const Index begin = (b - c.first_block[lo]) * kChunk;
+  const Index end = begin + kChunk < c.size[lo] ? begin + kChunk : c.size[lo];
+  return {lo, begin, end};
+}
+
+struct SgdArgs {
+  Chunks chunks;
+  float* param[kMaxTensors];
+  const float* grad[kMaxTensors];
+  float* buf[kMaxTensors];  // null when momentum == 0
+};
+struct AdamArgs {
+  Chunks chunks;
+  float* param[kMaxTensors];
+  const float* grad[kMaxTensors];
+  float* exp_avg[kMaxTensors];
+  float* exp_avg_sq[kMaxTensors];
+};
+struct ReadArgs {
+  Chunks chunks;
+  const float* x[kMaxTensors];
+};
+struct WriteArgs {
+  Chunks chunks;
+  float* x[kMaxTensors];
+};
+static_assert(sizeof(AdamArgs) + sizeof(AdamConfig) + sizeof(AdamScalars) <= 4096,
+              "kernel arguments must fit the 4 KB parameter space");
+
+// Packs the non-empty tensors into launches of at most kMaxTensors: set(args, slot, t) stores
+// tensor t's pointers in `slot`, launch(args, blocks, blocks_before) queues one kernel.
+// Grids stay far below 2^31 blocks: 2^31 chunks would be 128 TB of floats.
+template <typename A, typename Set, typename Launch>
+void multi_tensor_apply(int count, const Index* sizes, Set set, Launch launch) {
+  A args{};
+  Index blocks = 0, blocks_before = 0;
+  auto flush = [&] {
+    if (args.chunks.count == 0) return;
+    args.chunks.first_block[args.chunks.count] = blocks;
+    launch(args, blocks, blocks_before);
+    blocks_before += blocks;
+    blocks = 0;
+    args.chunks.count = 0;
+  };
+  for (int t = 0; t < count; ++t) {
+    if (sizes[t] == 0) continue;
+    const int slot = args.chunks.count++;
+    args.chunks.size[slot] = sizes[t];
+    args.chunks.first_block[slot] = blocks;
+    set(args, slot, t);
+    blocks += (sizes[t] + kChunk - 1) / kChunk;
+    if (args.chunks.count == kMaxTensors) flush();
+  }
+  flush();
+}
+
+unsigned int grid(Index blocks) { return static_cast<unsigned int>(blocks); }
+
+__global__ void __launch_bounds__(kThreads)
+    sgd_kernel(const __grid_constant__ SgdArgs a, const SgdConfig c, bool first_step) {
+  const Work w = locate(a.chunks);
+  float* p = a.param[w.tensor];
+  const float* g = a.grad[w.tensor];
+  float* buf = a.buf[w.tensor];
+  for (Index i = w.begin + threadIdx.x; i < w.end; i += kThreads) {
+    float b = (buf != nullptr && !first_step) ? buf[i] : 0.0f;  // first step: write only
+    p[i] = sgd_update(c, first_step, p[i], g[i], b);
+    if (buf != nullptr) buf[i] = b;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    adam_kernel(const __grid_constant__ AdamArgs a, const AdamConfig c, const AdamScalars s) {
+  const Work w = locate(a.chunks);
+  float* p = a.param[w.tensor];
+  const float* g = a.grad[w.tensor];
+  float* m = a.exp_avg[w.tensor];
+  float* v = a.exp_avg_sq[w.tensor];
+  for (Index i = w.begin + threadIdx.x; i < w.end; i += kThreads) {
+    float mi = m[i], vi = v[i];
+    p[i] = adam_update(c, s, p[i], g[i], mi, vi);
+    m[i] = mi;
+    v[i] = vi;
+  }
+}
+
+// One partial per block, in double, combined in a fixed tree order (launch.cuh).
+__global__ void __launch_bounds__(kThreads)
+    sum_squares_kernel(const __grid_constant__ ReadArgs a, double* partial) {
+  __shared__ double scratch[kThreads / kWarp];
+  const Work w = locate(a.chunks);
+  const float* x = a.x[w.tensor];
+  double acc = 0.0;
+  for (Index i = w.begin + threadIdx.x; i < w.end; i += kThreads) {
+    const double v = x[i];
+    acc += v * v;
+  }
+  acc = detail::group_reduce<kThreads>(acc, detail::Add(), scratch);
+  if (threadIdx.x == 0) partial[blockIdx.x] = acc;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    sum_partials_kernel(Index count, const double* partial, float* out) {
+  __shared__ double scratch[kThreads / kWarp];
+  double acc = 0.0;
+  for (Index i = threadIdx.x; i < count; i += kThreads) acc += partial[i];
+  acc = detail::group_reduce<kThreads>(acc, detail::Add(), scratch);
+  if (threadIdx.x == 0) out[0] = static_cast<float>(acc);
+}
+
+// The factor is read on the device; at or under max_norm (factor 1) the block leaves the
+// tensor untouched, as multiplying by 1 would.
+__global__ void __launch_bounds__(kThreads)
+    clip_kernel(const __grid_constant__ WriteArgs a, const float* norm_sq, float max_norm) {
+  const float coef = clip_coefficient(norm_sq[0], max_norm);
+  if (coef == 1.0f) return;
+  const Work w = locate(a.chunks);
+  float* x = a.x[w.tensor];
+  for (Index i = w.begin + threadIdx.x; i < w.end; i += kThreads) x[i] *= coef;
+}
+
+__global__ void norm_kernel(const float* norm_sq, float* norm) { norm[0] = sqrtf(norm_sq[0]); }
+
+__global__ void __launch_bounds__(kThreads)
+    clamp_kernel(const __grid_constant__ WriteArgs a, float lo, float hi) {
+  const Work w = locate(a.chunks);
+  float* x = a.x[w.tensor];
+  for (Index i = w.begin + threadIdx.x; i < w.end; i += kThreads) x[i] = clamp_value(x[i], lo, hi);
+}
+
+// Scratch from the device's caching allocator, given back once the launches using it are
+// queued: the allocator hands a block out again only on the stream it served, so stream order
+// protects it, and steady-state calls make no cudaMalloc (as in reduce.cu).
+class StreamScratch {
+ public:
+  StreamScratch(std::size_t bytes, cudaStream_t stream) {
+    KILN_CUDA_CHECK(cudaGetDevice(&device_));
+    ptr_ = device_allocator(device_).allocate(bytes, stream);
+    if (ptr_ == nullptr) KILN_CUDA_CHECK(cudaErrorMemoryAllocation);
+  }
+  ~StreamScratch() { device_allocator(device_).release(ptr_); }
+  StreamScratch(const StreamScratch&) = delete;
+  StreamScratch& operator=(const StreamScratch&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  int device_ = 0;
+  void* ptr_ = nullptr;
+};
+
+}  // namespace
+
+void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
+              float* const* momentum_buffers, const SgdConfig& c, bool first_step,
+              cudaStream_t stream) {
+  multi_tensor_apply<SgdArgs>(
+      count, sizes,
+      [&](SgdArgs& a, int slot, int t) {
+        a.param[slot] = params[t];
+        a.grad[slot] = grads[t];
+        a.buf[slot] = momentum_buffers != nullptr ? momentum_buffers[t] : nullptr;
+      },
+      [&](const SgdArgs& a, Index blocks, Index) {
+        sgd_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, c, first_step);
+        KILN_CUDA_CHECK_LAUNCH();
+      });
+}
+
+void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
+               float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& c,
+               const AdamScalars& s, cudaStream_t stream) {
+  multi_tensor_apply<AdamArgs>(
+      count, sizes,
+      [&](AdamArgs& a, int slot, int t) {
+        a.param[slot] = params[t];
+        a.grad[slot] = grads[t];
+        a.exp_avg[slot] = exp_avg[t];
+        a.exp_avg_sq[slot] = exp_avg_sq[t];
+      },
+      [&](const AdamArgs& a, Index blocks, Index) {
+        adam_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, c, s);
+        KILN_CUDA_CHECK_LAUNCH();
+      });
+}
+
+void multi_sum_squares(int count, const Index* sizes, const float* const* xs, float* out,
+                       cudaStream_t stream) {
+  Index total_blocks = 0;
+  for (int t = 0; t < count; ++t) total_blocks += (sizes[t] + kChunk - 1) / kChunk;
+  if (total_blocks == 0) {  // the empty sum is 0; a memset, not a launch
+    KILN_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream));
+    return;
+  }
+  // Partials of every launch side by side (launch k writes after the blocks of launches < k),
+  // then one block sums them in index order: the result depends on the sizes alone.
+  StreamScratch scratch(static_cast<std::size_t>(total_blocks) * sizeof(double), stream);
+  auto* partial = static_cast<double*>(scratch.get());
+  multi_tensor_apply<ReadArgs>(
+      count, sizes, [&](ReadArgs& a, int slot, int t) { a.x[slot] = xs[t]; },
+      [&](const ReadArgs& a, Index blocks, Index blocks_before) {
+        sum_squares_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, partial + blocks_before);
+        KILN_CUDA_CHECK_LAUNCH();
+      });
+  sum_partials_kernel<<<1, kThreads, 0, stream>>>(total_blocks, partial, out);
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
+void clip_by_global_norm(int count, const Index* sizes, float* const* xs, const float* norm_sq,
+                         float max_norm, float* norm, cudaStream_t stream) {
+  multi_tensor_apply<WriteArgs>(
+      count, sizes, [&](WriteArgs& a, int slot, int t) { a.x[slot] = xs[t]; },
+      [&](const WriteArgs& a, Index blocks, Index) {
+        clip_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, norm_sq, max_norm);
+        KILN_CUDA_CHECK_LAUNCH();
+      });
+  // After the scaling launches, so `norm` may be `norm_sq` itself.
+  if (norm != nullptr) {
+    norm_kernel<<<1, 1, 0, stream>>>(norm_sq, norm);
+    KILN_CUDA_CHECK_LAUNCH();
+  }
+}
+
+void clamp_(int count, const Index* sizes, float* const* xs, float lo, float hi,
+            cudaStream_t stream) {
+  multi_tensor_apply<WriteArgs>(
+      count, sizes, [&](WriteArgs& a, int slot, int t) { a.x[slot] = xs[t]; },
+      [&](const WriteArgs& a, Index blocks, Index) {
+        clamp_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, lo, hi);
+        KILN_CUDA_CHECK_LAUNCH();
+      });
+}
+
+}  // namespace kiln::cuda
