@@ -5,7 +5,10 @@
 // All float ops are float32; labels and indices are int32.
 #pragma once
 
+#include <span>
+
 #include "kiln/core/op_kinds.h"
+#include "kiln/core/optimizer_math.h"
 #include "kiln/core/stream.h"
 #include "kiln/core/tensor.h"
 
@@ -71,11 +74,106 @@ void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, T
 // first maximum is at the label. Stays on the device: no host synchronisation.
 void count_correct(const Tensor& logits, const Tensor& labels, Tensor& correct);
 
+// ---- conv2d.cpp (NCHW; dilation 1, groups 1)
+struct Conv2dOptions {
+  std::int64_t stride = 1;   // both axes
+  std::int64_t padding = 0;  // zeros on every side
+};
+// x: (N, C, H, W), weight: (OC, C, kH, kW) -> (N, OC, OH, OW), OH = (H + 2 pad - kH) / stride + 1;
+// throws naming the sizes when the channels differ or the padded input is smaller than kH x kW.
+Shape conv2d_output_shape(const Shape& x, const Shape& weight, const Conv2dOptions& options);
+// x, weight as above, bias: (OC) or an undefined tensor for none -> y = conv(x, weight) + bias.
+void conv2d_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, Tensor& y,
+                    const Conv2dOptions& options);
+// dy: (N, OC, OH, OW), weight -> dx: (N, C, H, W) = dL/dx ("=": overwritten). dx's shape says
+// which input size the forward had (several give the same output when stride > 1).
+void conv2d_backward_data(const Tensor& dy, const Tensor& weight, Tensor& dx,
+                          const Conv2dOptions& options);
+// x, dy as above -> dweight: (OC, C, kH, kW) += dL/dweight, dbias: (OC) += dL/dbias (or an
+// undefined tensor to skip it).
+void conv2d_backward_filter(const Tensor& x, const Tensor& dy, Tensor& dweight, Tensor& dbias,
+                            const Conv2dOptions& options);
+
+// ---- pool2d.cpp (NCHW, per channel; floor mode, padding at most half the kernel, as PyTorch)
+struct Pool2dOptions {
+  std::int64_t kernel = 2;   // square window
+  std::int64_t stride = 2;   // both axes
+  std::int64_t padding = 0;  // max pooling never picks padding; average pooling counts it as 0
+};
+// x: (N, C, H, W) -> (N, C, OH, OW); throws when the padded input is smaller than the window.
+Shape pool2d_output_shape(const Shape& x, const Pool2dOptions& options);
+// x -> y: (N, C, OH, OW) = window maxima; argmax: int32, y's shape = flat index ih * W + iw of each
+// window's first maximum (NaN wins). The CPU writes argmax and its backward routes by it; the
+// CUDA body (cuDNN) finds the maxima again from x and y and leaves argmax untouched.
+void max_pool2d_forward(const Tensor& x, Tensor& y, Tensor& argmax, const Pool2dOptions& options);
+// x, y, argmax from the forward, dy: y's shape -> dx: x's shape ("="), each dy added to the input
+// element its window picked.
+void max_pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& argmax, const Tensor& dy,
+                         Tensor& dx, const Pool2dOptions& options);
+// x -> y = window sums / kernel² (count_include_pad, PyTorch's default).
+void avg_pool2d_forward(const Tensor& x, Tensor& y, const Pool2dOptions& options);
+// x, y from the forward (cuDNN's backward takes them), dy -> dx ("=").
+void avg_pool2d_backward(const Tensor& x, const Tensor& y, const Tensor& dy, Tensor& dx,
+                         const Pool2dOptions& options);
+
+// ---- batch_norm.cpp (per channel over the batch: x is (N, C) or (N, C, L), statistics over N·L)
+// Training: y = (x - mean) * invstd * gamma + beta with the batch mean and biased variance;
+// save_mean, save_invstd: (C) = mean, 1 / sqrt(var + eps) for backward; running_mean/var (C) =
+// (1 - momentum) * running + momentum * batch statistic, the variance unbiased (as PyTorch).
+// Needs N·L > 1.
+void batch_norm_forward_train(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                              Tensor& running_mean, Tensor& running_var, Tensor& y,
+                              Tensor& save_mean, Tensor& save_invstd, float momentum, float eps);
+// Evaluation: y = (x - running_mean) / sqrt(running_var + eps) * gamma + beta.
+void batch_norm_forward_eval(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                             const Tensor& running_mean, const Tensor& running_var, Tensor& y,
+                             float eps);
+// dy, x, gamma, save_mean, save_invstd from a training forward -> dx ("="), dgamma += , dbeta +=.
+void batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                         const Tensor& save_mean, const Tensor& save_invstd, Tensor& dx,
+                         Tensor& dgamma, Tensor& dbeta);
+
+// ---- dropout.cpp
+// x, y, mask: same shape; p in [0, 1] -> element i is kept when
+// philox::to_unit(philox::draw(seed, offset + i).x) >= p, so both devices draw the same mask;
+// mask = kept ? 1 / (1 - p) : 0 (all 0 when p == 1), y = x * mask.
+void dropout_forward(const Tensor& x, Tensor& y, Tensor& mask, float p, std::uint64_t seed,
+                     std::uint64_t offset);
+// dy, mask, dx: same shape -> dx = dy * mask. dx may alias dy.
+void dropout_backward(const Tensor& dy, const Tensor& mask, Tensor& dx);
+
 // ---- copy.cpp
 // src, dst: same shape and dtype, any devices -> dst = src; returns when done.
 void copy(const Tensor& src, Tensor& dst);
 // As copy(), queued on `stream` (of the CUDA side). The host side must be pinned for the copy
 // to overlap; pageable host memory works but is staged by the driver.
 void copy_async(const Tensor& src, Tensor& dst, const Stream& stream);
+
+// ---- optimizer_ops.cpp
+// Multi-tensor ops over lists of float32 tensors on one device (tensor i of each list has the
+// shape of params[i] or tensors[i]). On a GPU each is one fused launch per 64 tensors (a block per
+// chunk of one tensor): nothing is allocated per step and the host never waits. The per-element
+// formulas, PyTorch's, are in core/optimizer_math.h.
+// params, grads (, momentum_buffers: empty when momentum == 0) -> one torch.optim.SGD step. On
+// the first step the buffers are only written (buf = g), so they may start uninitialised.
+void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
+              std::span<Tensor* const> momentum_buffers, const SgdConfig& config,
+              bool first_step);
+// params, grads, exp_avg, exp_avg_sq -> one torch.optim.Adam / AdamW step; step counts from 1
+// (the first update) for the bias corrections; the moments start at zero.
+void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
+               std::span<Tensor* const> exp_avg, std::span<Tensor* const> exp_avg_sq,
+               const AdamConfig& config, std::int64_t step);
+// tensors -> out: (1) = sum of squares of every element of every tensor, accumulated in double
+// in an order fixed by the sizes alone (no atomics), so repeated calls give the same bits.
+void multi_sum_squares(std::span<const Tensor* const> tensors, Tensor& out);
+// tensors, norm_sq: (1) from multi_sum_squares -> every tensor *= min(1, max_norm / (sqrt(norm_sq)
+// + 1e-6)), read on the device (no host sync); left untouched when the factor is 1. norm: (1),
+// optional -> sqrt(norm_sq), written after the scaling, so it may be norm_sq itself.
+void clip_by_global_norm(std::span<Tensor* const> tensors, const Tensor& norm_sq, float max_norm,
+                         Tensor* norm = nullptr);
+// tensors -> every element clamped to [lo, hi] (NaN stays NaN, as torch.clamp).
+void clamp_(std::span<Tensor* const> tensors, float lo, float hi);
+void clamp_(Tensor& x, float lo, float hi);
 
 }  // namespace kiln

@@ -47,6 +47,24 @@ std::vector<const Parameter*> Module::parameters() const {
   return all;
 }
 
+std::vector<Buffer*> Module::buffers() {
+  std::vector<Buffer*> all;
+  for (auto& b : buffers_) all.push_back(b.get());
+  for (auto& [name, child] : children_) {
+    for (Buffer* b : child->buffers()) all.push_back(b);
+  }
+  return all;
+}
+
+std::vector<const Buffer*> Module::buffers() const {
+  std::vector<const Buffer*> all;
+  for (const auto& b : buffers_) all.push_back(b.get());
+  for (const auto& [name, child] : children_) {
+    for (const Buffer* b : std::as_const(*child).buffers()) all.push_back(b);
+  }
+  return all;
+}
+
 std::int64_t Module::parameter_count() const {
   std::int64_t n = 0;
   for (const Parameter* p : parameters()) n += p->value.numel();
@@ -62,6 +80,7 @@ void Module::to(Device device) {
     p->value = p->value.to(device);
     p->grad = p->grad.to(device);
   }
+  for (auto& b : buffers_) b->value = b->value.to(device);
   for (auto& [name, child] : children_) child->to(device);
   device_ = device;
   has_forward_ = false;  // cached activations live on the old device
@@ -79,10 +98,16 @@ Parameter& Module::register_parameter(std::string name, Tensor value) {
   return *parameters_.back();
 }
 
+Buffer& Module::register_buffer(std::string name, Tensor value) {
+  buffers_.push_back(std::make_unique<Buffer>(Buffer{std::move(name), std::move(value)}));
+  return *buffers_.back();
+}
+
 void Module::register_module(std::string name, std::shared_ptr<Module> child) {
   KILN_CHECK(child != nullptr, "register_module('{}') with a null module", name);
   // A child's parameter names gain the child's name as a prefix, once, here.
   for (Parameter* p : child->parameters()) p->name = name + "." + p->name;
+  for (Buffer* b : child->buffers()) b->name = name + "." + b->name;
   children_.emplace_back(std::move(name), std::move(child));
 }
 

@@ -19,6 +19,13 @@ struct Parameter {
   Tensor grad;       // same shape and device as value; accumulated by backward
 };
 
+// State a module keeps and checkpoints save, but no optimizer updates (BatchNorm's running
+// statistics).
+struct Buffer {
+  std::string name;  // "running_mean", or "layers.1.running_mean" from a container's buffers()
+  Tensor value;
+};
+
 class Module {
  public:
   virtual ~Module() = default;
@@ -35,8 +42,11 @@ class Module {
   std::vector<Parameter*> parameters();
   std::vector<const Parameter*> parameters() const;
   std::int64_t parameter_count() const;
+  // Every buffer of this module and its children, named by path as parameters are.
+  std::vector<Buffer*> buffers();
+  std::vector<const Buffer*> buffers() const;
   void zero_grad();
-  // Moves parameters and gradients to `device`; later inputs must live there too.
+  // Moves parameters, gradients and buffers to `device`; later inputs must live there too.
   void to(Device device);
   Device device() const { return device_; }
   void train(bool on = true);
@@ -55,6 +65,8 @@ class Module {
 
   // Parameters are created on the CPU at construction; to() moves them.
   Parameter& register_parameter(std::string name, Tensor value);
+  // Buffers likewise: created on the CPU, moved by to(), read through the returned reference.
+  Buffer& register_buffer(std::string name, Tensor value);
   void register_module(std::string name, std::shared_ptr<Module> child);
   // Returns `buffer` reshaped to `shape` on this module's device, reallocating only when the
   // shape or device changed, so steady-state steps reuse the same memory.
@@ -62,6 +74,7 @@ class Module {
 
  private:
   std::vector<std::unique_ptr<Parameter>> parameters_;
+  std::vector<std::unique_ptr<Buffer>> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   Device device_ = Device::cpu();
   bool training_ = true;

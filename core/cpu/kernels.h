@@ -6,6 +6,8 @@
 #include <cstdint>
 
 #include "kiln/core/op_kinds.h"
+#include "kiln/core/optimizer_math.h"
+#include "kiln/core/window2d.h"
 
 namespace kiln::cpu {
 
@@ -50,8 +52,49 @@ void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
 void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
                    float* correct);
 
+// conv2d.cpp — NCHW, im2col + gemm. bias and dbias may be null. y, dx "="; dw, dbias "+=".
+void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias, float* y);
+void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx);
+void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, float* dw,
+                            float* dbias);
+
+// pool2d.cpp — argmax holds ih * W + iw of each window's first maximum; dx is overwritten.
+void max_pool2d_forward(const Window2d& g, const float* x, float* y, std::int32_t* argmax);
+void max_pool2d_backward(const Window2d& g, const std::int32_t* argmax, const float* dy, float* dx);
+void avg_pool2d_forward(const Window2d& g, const float* x, float* y);
+void avg_pool2d_backward(const Window2d& g, const float* dy, float* dx);
+
+// batch_norm.cpp — x viewed as (n, c, l); statistics per channel over n * l elements.
+void batch_norm_forward_train(Index n, Index c, Index l, const float* x, const float* gamma,
+                              const float* beta, float momentum, float eps, float* running_mean,
+                              float* running_var, float* y, float* save_mean, float* save_invstd);
+void batch_norm_forward_eval(Index n, Index c, Index l, const float* x, const float* gamma,
+                             const float* beta, const float* running_mean,
+                             const float* running_var, float eps, float* y);
+void batch_norm_backward(Index n, Index c, Index l, const float* x, const float* dy,
+                         const float* gamma, const float* save_mean, const float* save_invstd,
+                         float* dx, float* dgamma, float* dbeta);
+
+// dropout.cpp — keep element i when to_unit(philox draw (seed, offset + i).x) >= p;
+// mask = kept ? scale : 0, y = x * mask.
+void dropout_forward(Index n, std::uint64_t seed, std::uint64_t offset, float p, float scale,
+                     const float* x, float* y, float* mask);
+
 // random.cpp — element i from Philox at (seed, offset + i).
 void uniform(Index n, std::uint64_t seed, std::uint64_t offset, float low, float high, float* x);
 void normal(Index n, std::uint64_t seed, std::uint64_t offset, float mean, float stddev, float* x);
+
+// optimizer_ops.cpp — lists of `count` tensors: tensor t has sizes[t] elements at params[t],
+// grads[t], ... (momentum_buffers is null when momentum == 0). Element formulas:
+// core/optimizer_math.h.
+void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
+              float* const* momentum_buffers, const SgdConfig& config, bool first_step);
+void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
+               float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& config,
+               const AdamScalars& scalars);
+void multi_sum_squares(int count, const Index* sizes, const float* const* xs, float* out);
+void clip_by_global_norm(int count, const Index* sizes, float* const* xs, const float* norm_sq,
+                         float max_norm, float* norm);
+void clamp_(int count, const Index* sizes, float* const* xs, float lo, float hi);
 
 }  // namespace kiln::cpu

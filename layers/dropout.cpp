@@ -1,0 +1,30 @@
+// Dropout over the dropout ops.
+#include "kiln/layers/dropout.h"
+
+#include "kiln/core/ops.h"
+
+namespace kiln {
+
+Dropout::Dropout(float p, std::uint64_t seed) : p_(p), gen_(seed) {
+  KILN_CHECK(p_ >= 0.0f && p_ <= 1.0f, "Dropout: p must be in [0, 1], found {}", p_);
+}
+
+std::string Dropout::describe() const { return fmt::format("Dropout(p={})", p_); }
+
+Tensor Dropout::forward_impl(const Tensor& x) {
+  has_mask_ = is_training();
+  if (!is_training()) return x;
+  Tensor& y = reuse(y_, x.shape());
+  const std::uint64_t offset = gen_.advance(static_cast<std::uint64_t>(x.numel()));
+  dropout_forward(x, y, reuse(mask_, x.shape()), p_, gen_.seed(), offset);
+  return y;
+}
+
+Tensor Dropout::backward_impl(const Tensor& dy) {
+  KILN_CHECK(has_mask_, "{}: backward needs a forward made in training mode", describe());
+  Tensor& dx = reuse(dx_, dy.shape());
+  dropout_backward(dy, mask_, dx);
+  return dx;
+}
+
+}  // namespace kiln
