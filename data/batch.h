@@ -1,0 +1,17 @@
+// Batch: what the DataLoader hands the training loop. Its tensors are views of memory the loader
+// reuses, valid until the loader's iterator advances; clone() what must live longer.
+#pragma once
+
+#include <cstdint>
+
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+struct Batch {
+  Tensor x;                // (B, sample_shape...) float32, on the loader's device
+  Tensor y;                // (B) int32 labels, on the loader's device
+  std::int64_t index = 0;  // position of the batch in its epoch
+};
+
+}  // namespace kiln

@@ -1,0 +1,147 @@
+// Parsing numeric CSV: cells are trimmed and may be quoted; numbers go through std::from_chars,
+// which does not depend on the locale. Non-finite numbers are rejected like text: a NaN in the
+// inputs would otherwise surface much later as a NaN loss.
+#include "kiln/data/csv_dataset.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "kiln/core/error.h"
+
+namespace kiln {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view line, char delimiter) {
+  std::vector<std::string_view> cells;
+  for (;;) {
+    const std::size_t at = line.find(delimiter);
+    cells.push_back(trim(line.substr(0, at)));
+    if (at == std::string_view::npos) return cells;
+    line.remove_prefix(at + 1);
+  }
+}
+
+bool parse_number(std::string_view cell, float* out) {
+  if (!cell.empty() && cell.front() == '+') cell.remove_prefix(1);
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), *out);
+  return ec == std::errc() && end == cell.data() + cell.size() && std::isfinite(*out);
+}
+
+bool blank(std::string_view line) { return trim(line).empty(); }
+
+}  // namespace
+
+CsvDataset::CsvDataset(const std::string& path, CsvOptions options) : path_(path) {
+  std::ifstream file(path, std::ios::binary);
+  KILN_CHECK(file.good(), "cannot open CSV file {}", path);
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  const std::string text = buffer.str();
+
+  std::size_t columns = 0;
+  std::int64_t first_line = 0;  // line number of the first row (header or data)
+  std::int64_t first_row = 0;   // line number of the first data row
+  std::int32_t max_label = -1;
+  std::vector<float> row_values;
+  std::string_view rest(text);
+  for (std::int64_t line_number = 1; !rest.empty(); ++line_number) {
+    const std::size_t eol = rest.find('\n');
+    const std::string_view line = rest.substr(0, eol);
+    rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 1);
+    if (blank(line)) continue;
+    const auto cells = split(line, options.delimiter);
+    row_values.resize(cells.size());
+    bool numeric = true;
+    for (std::size_t c = 0; c < cells.size() && numeric; ++c)
+      numeric = parse_number(cells[c], &row_values[c]);
+
+    if (columns == 0) {  // the first row: a header, or the first data row
+      columns = cells.size();
+      first_line = line_number;
+      KILN_CHECK(columns >= 2,
+                 "{}: row {} has {} column(s); a CSV data set needs a label column and at "
+                 "least one feature (is the delimiter '{}' right?)",
+                 path, line_number, columns, options.delimiter);
+      if (!numeric) {
+        for (std::string_view cell : cells) column_names_.emplace_back(cell);
+        continue;
+      }
+    }
+    if (first_row == 0) {
+      first_row = line_number;
+      if (!options.label_column.empty()) {
+        KILN_CHECK(has_header(),
+                   "{} has no header row, so the label column cannot be found by the name '{}'; "
+                   "give its index instead",
+                   path, options.label_column);
+        const auto it = std::find(column_names_.begin(), column_names_.end(), options.label_column);
+        KILN_CHECK(it != column_names_.end(), "{} has no column named '{}'; its columns are {}",
+                   path, options.label_column, fmt::join(column_names_, ", "));
+        label_column_ = static_cast<int>(it - column_names_.begin());
+      } else {
+        const int n = static_cast<int>(columns);
+        label_column_ = options.label_index < 0 ? n + options.label_index : options.label_index;
+        KILN_CHECK(label_column_ >= 0 && label_column_ < n,
+                   "{}: label column index {} is out of range for {} columns", path,
+                   options.label_index, n);
+      }
+    }
+    KILN_CHECK(cells.size() == columns,
+               "{}: row {} has {} cells, expected {} as in row {} (a ragged row)", path,
+               line_number, cells.size(), columns, first_line);
+    if (!numeric) {
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        float ignored;
+        if (parse_number(cells[c], &ignored)) continue;
+        const std::string name = has_header() ? fmt::format(" ('{}')", column_names_[c]) : "";
+        KILN_THROW("{}: row {}, column {}{}: '{}' is not a number", path, line_number, c + 1, name,
+                   cells[c]);
+      }
+    }
+    const float label = row_values[static_cast<std::size_t>(label_column_)];
+    KILN_CHECK(label >= 0.0f && label == std::floor(label) && label < 2147483648.0f,
+               "{}: row {}, label column {}: '{}' is not a non-negative integer label", path,
+               line_number, label_column_ + 1, cells[static_cast<std::size_t>(label_column_)]);
+    labels_.push_back(static_cast<std::int32_t>(label));
+    max_label = std::max(max_label, labels_.back());
+    KILN_CHECK(options.num_classes == 0 || labels_.back() < options.num_classes,
+               "{}: labels must be in [0, {}): found {} at row {}", path, options.num_classes,
+               labels_.back(), line_number);
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      if (static_cast<int>(c) != label_column_) values_.push_back(row_values[c]);
+  }
+  KILN_CHECK(!labels_.empty(), "{} holds no data rows", path);
+  features_ = static_cast<std::int64_t>(columns) - 1;
+  shape_ = options.sample_shape.rank() == 0 ? Shape{features_} : options.sample_shape;
+  KILN_CHECK(shape_.numel() == features_,
+             "{} has {} feature columns, which cannot be viewed as samples of shape {}", path,
+             features_, shape_.str());
+  num_classes_ = options.num_classes > 0 ? options.num_classes : max_label + 1;
+}
+
+void CsvDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
+  check_sample_index(*this, index);
+  const float* row = values_.data() + static_cast<std::size_t>(index * features_);
+  std::copy(row, row + features_, x_out);
+  *y_out = labels_[static_cast<std::size_t>(index)];
+}
+
+std::string CsvDataset::describe() const {
+  return fmt::format("CSV {} ({} x {}, {} classes)", path_, size(), shape_.str(), num_classes_);
+}
+
+}  // namespace kiln

@@ -1,0 +1,68 @@
+// The DataLoader's public face: construction, epochs, iteration and statistics, over the
+// machinery in loader_state.{h,cpp}.
+#include "kiln/data/data_loader.h"
+
+#include <algorithm>
+
+#include "kiln/core/error.h"
+#include "kiln/data/loader_state.h"
+
+namespace kiln {
+
+DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options)
+    : state_(std::make_unique<State>(std::move(dataset), options)) {}
+
+DataLoader::~DataLoader() = default;
+
+void DataLoader::set_epoch(std::int64_t epoch) {
+  KILN_CHECK(epoch >= 0, "set_epoch needs a non-negative epoch, found {}", epoch);
+  state_->next_epoch = epoch;
+}
+std::int64_t DataLoader::epoch() const { return state_->next_epoch; }
+std::int64_t DataLoader::batches_per_epoch() const { return state_->batches; }
+std::int64_t DataLoader::samples_per_epoch() const { return state_->samples; }
+const DataLoaderOptions& DataLoader::options() const { return state_->options; }
+const Dataset& DataLoader::dataset() const { return *state_->dataset; }
+
+DataLoader::Iterator DataLoader::begin() { return Iterator(state_.get(), state_->start_epoch()); }
+
+LoaderStats DataLoader::stats() const {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  LoaderStats out;
+  out.wait_ms = s.wait_ms;
+  out.worker_busy_ms = s.busy_ms;
+  out.mean_queue_occupancy =
+      s.requests > 0 ? s.occupancy_sum / static_cast<double>(s.requests) : 0.0;
+  out.queue_capacity = s.num_slots() + (s.feeder ? s.feeder->buffers() - 1 : 0);
+  out.batches = s.delivered;
+  out.samples = s.delivered_samples;
+  return out;
+}
+
+void DataLoader::reset_stats() {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  s.wait_ms = s.occupancy_sum = 0.0;
+  s.requests = s.delivered = s.delivered_samples = 0;
+  std::fill(s.busy_ms.begin(), s.busy_ms.end(), 0.0);
+}
+
+bool DataLoader::Iterator::finished() const {
+  return state_->finished || state_->generation.load() != generation_;
+}
+
+const Batch& DataLoader::Iterator::operator*() const {
+  KILN_CHECK(!finished(),
+             "a DataLoader iterator was dereferenced after its epoch ended or was stopped");
+  return state_->batch;
+}
+
+DataLoader::Iterator& DataLoader::Iterator::operator++() {
+  KILN_CHECK(!finished(),
+             "a DataLoader iterator was advanced after its epoch ended or was stopped");
+  state_->advance();
+  return *this;
+}
+
+}  // namespace kiln

@@ -1,0 +1,104 @@
+// open_data: from a --data spec to train and test splits, with the usual input normalisation.
+#include "kiln/data/data_spec.h"
+
+#include "kiln/core/error.h"
+#include <filesystem>
+
+#include "kiln/data/article_dataset.h"
+#include "kiln/data/csv_dataset.h"
+#include "kiln/data/image_folder_dataset.h"
+#include "kiln/data/npy_dataset.h"
+#include "kiln/data/idx_dataset.h"
+#include "kiln/data/subset_dataset.h"
+#include "kiln/data/transformed_dataset.h"
+
+namespace kiln {
+
+namespace {
+
+constexpr const char* kForms =
+    "fashion-mnist[:FOLDER], article, csv:PATH, npy:FEATURES[,LABELS] or images:DIR";
+// Fashion-MNIST's pixel mean and standard deviation over the training set (pixels in [0, 1]).
+constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
+
+std::shared_ptr<const Dataset> first(std::shared_ptr<const Dataset> data, std::int64_t samples) {
+  if (samples <= 0 || samples == data->size()) return data;
+  KILN_CHECK(samples <= data->size(), "--samples {} is more than the {} samples of {}", samples,
+             data->size(), data->describe());
+  return std::make_shared<SubsetDataset>(std::move(data), 0, samples);
+}
+
+std::shared_ptr<const Dataset> normalized(std::shared_ptr<const Dataset> data, float mean, float stddev) {
+  std::vector<std::shared_ptr<const Transform>> transforms{
+      std::make_shared<Normalize>(std::vector<float>{mean}, std::vector<float>{stddev})};
+  return std::make_shared<TransformedDataset>(std::move(data), std::move(transforms));
+}
+
+DataSplits fashion_mnist_splits(const std::string& folder, const DataSpecOptions& o) {
+  auto train = normalized(fashion_mnist(Split::train, folder), kFashionMean, kFashionStd);
+  auto test = normalized(fashion_mnist(Split::test, folder), kFashionMean, kFashionStd);
+  return {first(std::move(train), o.samples), std::move(test)};
+}
+
+// The article set: the test split is fresh samples of the same classes, past the train range.
+DataSplits article_splits(const DataSpecOptions& o) {
+  ArticleOptions options;
+  if (o.samples > 0) options.size = o.samples;
+  options.seed = o.seed;
+  const std::int64_t train_size = options.size;
+  const std::int64_t test_size = std::max<std::int64_t>(1, train_size / 8);
+  options.size = train_size + test_size;
+  auto all = std::make_shared<ArticleDataset>(options);
+  return {std::make_shared<SubsetDataset>(all, 0, train_size),
+          std::make_shared<SubsetDataset>(all, train_size, test_size)};
+}
+
+// A source without a test split of its own: every tenth sample is held out.
+DataSplits held_out(std::shared_ptr<const Dataset> all, const DataSpecOptions& o) {
+  HeldOut split = hold_out_every(std::move(all), 10);
+  return {first(std::move(split.train), o.samples), std::move(split.test)};
+}
+
+// images:DIR — DIR/train and DIR/test when both exist (as kiln-export-images writes them), else
+// DIR itself with every tenth image held out.
+DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
+  namespace fs = std::filesystem;
+  KILN_CHECK(!dir.empty(), "--data images:DIR needs a folder");
+  if (fs::is_directory(dir + "/train") && fs::is_directory(dir + "/test")) {
+    auto train = std::make_shared<ImageFolderDataset>(dir + "/train");
+    auto test = std::make_shared<ImageFolderDataset>(dir + "/test");
+    return {first(std::move(train), o.samples), std::move(test)};
+  }
+  return held_out(std::make_shared<ImageFolderDataset>(dir), o);
+}
+
+// npy:FEATURES[,LABELS] — labels from a second file, or the last column of a 2-D features array.
+DataSplits npy_splits(const std::string& argument, const DataSpecOptions& o) {
+  KILN_CHECK(!argument.empty(), "--data npy:FEATURES[,LABELS] needs a file");
+  const auto comma = argument.find(',');
+  NpyOptions options;
+  if (comma != std::string::npos) options.labels_path = argument.substr(comma + 1);
+  return held_out(std::make_shared<NpyDataset>(argument.substr(0, comma), options), o);
+}
+
+}  // namespace
+
+DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
+  const auto colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  const std::string argument = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  if (kind == "fashion-mnist") return fashion_mnist_splits(argument, options);
+  if (kind == "article") {
+    KILN_CHECK(argument.empty(), "--data article takes no argument (use --samples N), found '{}'", spec);
+    return article_splits(options);
+  }
+  if (kind == "csv") {  // the label in the first column, as in the Fashion-MNIST CSV files
+    KILN_CHECK(!argument.empty(), "--data csv:PATH needs a file");
+    return held_out(std::make_shared<CsvDataset>(argument), options);
+  }
+  if (kind == "npy") return npy_splits(argument, options);
+  if (kind == "images") return image_splits(argument, options);
+  KILN_THROW("unknown data '{}': expected {}", spec, kForms);
+}
+
+}  // namespace kiln

@@ -1,0 +1,192 @@
+// PNG and JPEG codecs. libjpeg reports errors by longjmp, which must not cross a C++ object with
+// a destructor: the functions that call setjmp (jpeg_decode, jpeg_encode) keep only trivially
+// destructible locals, write through pointers, and return an error text for the caller to throw.
+#include "kiln/data/image_io.h"
+
+#include <csetjmp>
+#include <cstdio>  // before jpeglib.h, which uses FILE without including it
+#include <cstring>
+
+#include <jerror.h>  // after jpeglib.h: the message codes
+#include <jpeglib.h>
+#include <png.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "kiln/core/error.h"
+
+namespace kiln {
+
+namespace {
+
+struct JpegErrors {
+  jpeg_error_mgr manager;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+  bool truncated;
+};
+
+void jpeg_on_error(j_common_ptr info) {
+  auto* errors = reinterpret_cast<JpegErrors*>(info->err);
+  (*info->err->format_message)(info, errors->message);
+  std::longjmp(errors->jump, 1);
+}
+
+// Warnings are not printed; a premature end of the data is an error, as in PIL.
+void jpeg_on_message(j_common_ptr info, int level) {
+  if (level < 0 && info->err->msg_code == JWRN_JPEG_EOF)
+    reinterpret_cast<JpegErrors*>(info->err)->truncated = true;
+}
+
+JpegErrors* init_errors(JpegErrors* errors) {
+  jpeg_std_error(&errors->manager);
+  errors->manager.error_exit = jpeg_on_error;
+  errors->manager.emit_message = jpeg_on_message;
+  errors->message[0] = '\0';
+  errors->truncated = false;
+  return errors;
+}
+
+// Returns nullptr on success, else the decoder's message (in errors->message).
+const char* jpeg_decode(const std::uint8_t* data, std::size_t size, int channels, Image8* out,
+                        JpegErrors* errors) {
+  jpeg_decompress_struct info;
+  info.err = &init_errors(errors)->manager;
+  if (setjmp(errors->jump)) {
+    jpeg_destroy_decompress(&info);
+    return errors->message;
+  }
+  jpeg_create_decompress(&info);
+  jpeg_mem_src(&info, data, static_cast<unsigned long>(size));
+  jpeg_read_header(&info, TRUE);
+  info.out_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_start_decompress(&info);
+  out->width = info.output_width;
+  out->height = info.output_height;
+  out->channels = info.output_components;
+  out->pixels.resize(static_cast<std::size_t>(out->width * out->height * out->channels));
+  while (info.output_scanline < info.output_height) {
+    JSAMPROW row = out->pixels.data() +
+                   static_cast<std::size_t>(info.output_scanline) * out->width * out->channels;
+    jpeg_read_scanlines(&info, &row, 1);
+  }
+  jpeg_finish_decompress(&info);
+  jpeg_destroy_decompress(&info);
+  return errors->truncated ? "premature end of the JPEG data (a truncated file?)" : nullptr;
+}
+
+const char* jpeg_encode(const Image8* image, int quality, unsigned char** buffer,
+                        unsigned long* size, JpegErrors* errors) {
+  jpeg_compress_struct info;
+  info.err = &init_errors(errors)->manager;
+  if (setjmp(errors->jump)) {
+    jpeg_destroy_compress(&info);
+    return errors->message;
+  }
+  jpeg_create_compress(&info);
+  jpeg_mem_dest(&info, buffer, size);
+  info.image_width = static_cast<JDIMENSION>(image->width);
+  info.image_height = static_cast<JDIMENSION>(image->height);
+  info.input_components = image->channels;
+  info.in_color_space = image->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_set_defaults(&info);
+  jpeg_set_quality(&info, quality, TRUE);
+  jpeg_start_compress(&info, TRUE);
+  while (info.next_scanline < info.image_height) {
+    auto* row =
+        const_cast<JSAMPROW>(image->pixels.data() + static_cast<std::size_t>(info.next_scanline) *
+                                                        image->width * image->channels);
+    jpeg_write_scanlines(&info, &row, 1);
+  }
+  jpeg_finish_compress(&info);
+  jpeg_destroy_compress(&info);
+  return nullptr;
+}
+
+Image8 png_decode(const std::uint8_t* data, std::size_t size, int channels,
+                  const std::string& name) {
+  png_image image;
+  std::memset(&image, 0, sizeof image);
+  image.version = PNG_IMAGE_VERSION;
+  KILN_CHECK(png_image_begin_read_from_memory(&image, data, size) != 0,
+             "cannot decode PNG image {}: {}", name, image.message);
+  image.format = channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+  Image8 out{image.height, image.width, channels, std::vector<std::uint8_t>(PNG_IMAGE_SIZE(image))};
+  const int ok = png_image_finish_read(&image, nullptr, out.pixels.data(), 0, nullptr);
+  if (ok == 0) {
+    const std::string message = image.message;
+    png_image_free(&image);
+    KILN_THROW("cannot decode PNG image {}: {}", name, message);
+  }
+  return out;
+}
+
+void check_image(const Image8& image, const std::string& path) {
+  KILN_CHECK(image.channels == 1 || image.channels == 3,
+             "cannot write {}: images have 1 or 3 channels, found {}", path, image.channels);
+  KILN_CHECK(image.height > 0 && image.width > 0 &&
+                 image.pixels.size() ==
+                     static_cast<std::size_t>(image.height * image.width * image.channels),
+             "cannot write {}: {} x {} x {} pixels expected, found {}", path, image.height,
+             image.width, image.channels, image.pixels.size());
+}
+
+}  // namespace
+
+Image8 decode_image(const std::uint8_t* data, std::size_t size, int channels,
+                    const std::string& name) {
+  KILN_CHECK(channels == 1 || channels == 3,
+             "images decode to 1 (gray) or 3 (RGB) channels, not {}", channels);
+  static constexpr std::uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (size >= 8 && std::memcmp(data, kPng, 8) == 0) return png_decode(data, size, channels, name);
+  if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {
+    Image8 out;
+    JpegErrors errors;
+    const char* error = jpeg_decode(data, size, channels, &out, &errors);
+    KILN_CHECK(error == nullptr, "cannot decode JPEG image {}: {}", name, error);
+    KILN_CHECK(out.channels == channels, "cannot decode JPEG image {}: {} channels instead of {}",
+               name, out.channels, channels);
+    return out;
+  }
+  KILN_THROW("cannot decode image {}: it is neither PNG nor JPEG ({} bytes, starting {:02x})", name,
+             size, fmt::join(data, data + std::min<std::size_t>(size, 4), " "));
+}
+
+Image8 read_image(const std::string& path, int channels) {
+  std::ifstream file(path, std::ios::binary);
+  KILN_CHECK(file.good(), "cannot open image {}", path);
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
+                                        std::istreambuf_iterator<char>());
+  return decode_image(bytes.data(), bytes.size(), channels, path);
+}
+
+void write_png(const std::string& path, const Image8& image) {
+  check_image(image, path);
+  png_image png;
+  std::memset(&png, 0, sizeof png);
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(image.width);
+  png.height = static_cast<png_uint_32>(image.height);
+  png.format = image.channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+  KILN_CHECK(png_image_write_to_file(&png, path.c_str(), 0, image.pixels.data(), 0, nullptr) != 0,
+             "cannot write PNG image {}: {}", path, png.message);
+}
+
+void write_jpeg(const std::string& path, const Image8& image, int quality) {
+  check_image(image, path);
+  unsigned char* buffer = nullptr;
+  unsigned long size = 0;
+  JpegErrors errors;
+  const char* error = jpeg_encode(&image, quality, &buffer, &size, &errors);
+  std::string message = error != nullptr ? error : "";
+  if (error == nullptr) {
+    std::ofstream file(path, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(buffer), static_cast<std::streamsize>(size));
+    if (!file.good()) message = "the file could not be written";
+  }
+  std::free(buffer);
+  KILN_CHECK(message.empty(), "cannot write JPEG image {}: {}", path, message);
+}
+
+}  // namespace kiln

@@ -1,0 +1,105 @@
+// Loading an .npy data set: features converted to float32 once, labels checked once, so get()
+// is a copy.
+#include "kiln/data/npy_dataset.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kiln/core/error.h"
+#include "kiln/data/npy_file.h"
+
+namespace kiln {
+
+namespace {
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  return fmt::format("({})", fmt::join(shape, ", "));
+}
+}  // namespace
+
+NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
+    : path_(features_path) {
+  const NpyArray x = read_npy(features_path);
+  KILN_CHECK(x.descr == "<f4" || x.descr == "<f8" || x.descr == "|u1" || x.descr == "<u1",
+             "{}: features of dtype '{}' are not supported: use float32 ('<f4'), float64 ('<f8') "
+             "or uint8 ('|u1')",
+             features_path, x.descr);
+  KILN_CHECK(!x.shape.empty(), "{}: features of shape () hold no samples: expected (N, ...)",
+             features_path);
+  const std::int64_t n = x.shape[0];
+  std::vector<std::int64_t> sample(x.shape.begin() + 1, x.shape.end());
+  if (sample.empty()) sample.push_back(1);  // (N): one feature per sample
+  std::int64_t row = 1;
+  for (std::int64_t d : sample) row *= d;
+
+  std::vector<double> labels(static_cast<std::size_t>(n));
+  std::string label_source;
+  int label_col = -1;
+  if (!options.labels_path.empty()) {
+    const NpyArray y = read_npy(options.labels_path);
+    KILN_CHECK(npy_is_integer(y.descr),
+               "{}: labels of dtype '{}' are not supported: use an integer type",
+               options.labels_path, y.descr);
+    KILN_CHECK(y.shape.size() == 1 || (y.shape.size() == 2 && y.shape[1] == 1),
+               "{}: labels of shape {} are not supported: expected (N) or (N, 1)",
+               options.labels_path, shape_text(y.shape));
+    KILN_CHECK(y.shape[0] == n, "{} holds {} samples but {} holds {} labels", features_path, n,
+               options.labels_path, y.shape[0]);
+    for (std::int64_t i = 0; i < n; ++i) labels[static_cast<std::size_t>(i)] = y.at(i);
+    label_source = options.labels_path;
+  } else {
+    KILN_CHECK(x.shape.size() == 2,
+               "{}: features of shape {} need a labels file (NpyOptions::labels_path); a label "
+               "column works only in a 2-D (N, F) array",
+               features_path, shape_text(x.shape));
+    const std::int64_t cols = x.shape[1];
+    label_col = static_cast<int>(options.label_column < 0 ? cols + options.label_column
+                                                          : options.label_column);
+    KILN_CHECK(cols >= 2 && label_col >= 0 && label_col < cols,
+               "{}: label column {} is out of range for shape {}", features_path,
+               options.label_column, shape_text(x.shape));
+    for (std::int64_t i = 0; i < n; ++i)
+      labels[static_cast<std::size_t>(i)] = x.at(i * cols + label_col);
+    sample = {cols - 1};
+    row = cols - 1;
+    label_source = fmt::format("{} (column {})", features_path, label_col);
+  }
+
+  const float scale = x.descr[1] == 'u' ? options.uint8_scale : 1.0f;
+  values_.reserve(static_cast<std::size_t>(n * row));
+  const std::int64_t stride = label_col >= 0 ? row + 1 : row;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t k = 0; k < stride; ++k)
+      if (k != label_col) values_.push_back(static_cast<float>(x.at(i * stride + k)) * scale);
+
+  std::int64_t max_label = -1;
+  labels_.resize(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double v = labels[static_cast<std::size_t>(i)];
+    KILN_CHECK(v >= 0 && v == std::floor(v) && v < 2147483648.0,
+               "{}: label {} at index {} is not a non-negative integer", label_source, v, i);
+    KILN_CHECK(options.num_classes == 0 || v < options.num_classes,
+               "{}: labels must be in [0, {}): found {} at index {}", label_source,
+               options.num_classes, v, i);
+    labels_[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(v);
+    max_label = std::max<std::int64_t>(max_label, labels_[static_cast<std::size_t>(i)]);
+  }
+  shape_ = Shape(sample);
+  features_ = row;
+  num_classes_ =
+      options.num_classes > 0 ? options.num_classes : static_cast<std::int32_t>(max_label + 1);
+}
+
+void NpyDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
+  check_sample_index(*this, index);
+  const float* row = values_.data() + static_cast<std::size_t>(index * features_);
+  std::copy(row, row + features_, x_out);
+  *y_out = labels_[static_cast<std::size_t>(index)];
+}
+
+std::string NpyDataset::describe() const {
+  return fmt::format("NumPy {} ({} x {}, {} classes)", path_, size(), shape_.str(), num_classes_);
+}
+
+}  // namespace kiln

@@ -1,0 +1,100 @@
+// CsvDataset: headers detected, label column by name or index, and each bad table a clear error
+// naming the file, row and column.
+#include "kiln/data/csv_dataset.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/data/file_testing.h"
+
+using kiln::CsvDataset;
+using kiln::CsvOptions;
+using kiln::testing::error_message;
+using kiln::testing::write_text;
+
+TEST(CsvDataset, DetectsAHeaderAndFindsTheLabelByName) {
+  const auto dir = kiln::testing::fresh_folder("csv_header");
+  const std::string path =
+      write_text(dir / "t.csv", "a, label ,b\n1.5,2,-3\n\n4,0,\"5e-1\"\r\n+7,1,8\n");
+  const CsvDataset data(path, CsvOptions{.label_column = "label"});
+  EXPECT_TRUE(data.has_header());
+  EXPECT_EQ(data.column_names(), (std::vector<std::string>{"a", "label", "b"}));
+  EXPECT_EQ(data.size(), 3);
+  EXPECT_EQ(data.sample_shape(), (kiln::Shape{2}));
+  EXPECT_EQ(data.num_classes(), 3);
+  std::vector<float> x(2);
+  std::int32_t y;
+  data.get(1, x.data(), &y);
+  EXPECT_EQ(x, (std::vector<float>{4.0f, 0.5f}));
+  EXPECT_EQ(y, 0);
+  data.get(2, x.data(), &y);
+  EXPECT_EQ(x, (std::vector<float>{7.0f, 8.0f}));
+  EXPECT_EQ(y, 1);
+  EXPECT_CONTAINS(data.describe(), "(3 x (2,), 3 classes)");
+}
+
+TEST(CsvDataset, ReadsATableWithoutHeaderByLabelIndex) {
+  const auto dir = kiln::testing::fresh_folder("csv_plain");
+  const std::string path = write_text(dir / "t.csv", "1;2;3;4;5\n6;7;8;9;0\n");
+  const CsvDataset data(path, CsvOptions{.label_index = -1,
+                                         .delimiter = ';',
+                                         .num_classes = 10,
+                                         .sample_shape = kiln::Shape{1, 2, 2}});
+  EXPECT_FALSE(data.has_header());
+  EXPECT_EQ(data.label_column(), 4);
+  EXPECT_EQ(data.sample_shape(), (kiln::Shape{1, 2, 2}));
+  EXPECT_EQ(data.num_classes(), 10);
+  std::vector<float> x(4);
+  std::int32_t y;
+  data.get(0, x.data(), &y);
+  EXPECT_EQ(x, (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(y, 5);
+}
+
+TEST(CsvDataset, ANonNumericCellNamesTheRowAndColumn) {
+  const auto dir = kiln::testing::fresh_folder("csv_text");
+  const std::string path = write_text(dir / "t.csv", "label,x,y\n1,2,3\n2,abc,4\n");
+  const std::string message =
+      error_message([&] { CsvDataset(path, CsvOptions{.label_column = "label"}); });
+  EXPECT_CONTAINS(message, path + ": row 3, column 2 ('x'): 'abc' is not a number");
+  const std::string nan = write_text(dir / "nan.csv", "1,2\n0,nan\n");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset{nan}; }),
+                  nan + ": row 2, column 2: 'nan' is not a number");
+  const std::string empty_cell = write_text(dir / "empty.csv", "1,2\n0,\n");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset{empty_cell}; }),
+                  "row 2, column 2: '' is not a number");
+}
+
+TEST(CsvDataset, ARaggedRowIsNamed) {
+  const auto dir = kiln::testing::fresh_folder("csv_ragged");
+  const std::string path = write_text(dir / "t.csv", "0,1,2\n1,2,3\n2,3\n");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset{path}; }),
+                  path + ": row 3 has 2 cells, expected 3 as in row 1 (a ragged row)");
+}
+
+TEST(CsvDataset, BadLabelsAndColumnsAreNamed) {
+  const auto dir = kiln::testing::fresh_folder("csv_labels");
+  const std::string half = write_text(dir / "half.csv", "label,x\n1,2\n2.5,3\n");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset(half, CsvOptions{.label_column = "label"}); }),
+                  half + ": row 3, label column 1: '2.5' is not a non-negative integer label");
+  const std::string range = write_text(dir / "range.csv", "1,2\n12,3\n");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset(range, CsvOptions{.num_classes = 10}); }),
+                  range + ": labels must be in [0, 10): found 12 at row 2");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset(half, CsvOptions{.label_column = "class"}); }),
+                  half + " has no column named 'class'; its columns are label, x");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset(range, CsvOptions{.label_column = "label"}); }),
+                  "has no header row");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset(range, CsvOptions{.label_index = 5}); }),
+                  "label column index 5 is out of range for 2 columns");
+  EXPECT_CONTAINS(
+      error_message([&] { CsvDataset(range, CsvOptions{.sample_shape = kiln::Shape{2}}); }),
+      "has 1 feature columns, which cannot be viewed as samples of shape (2,)");
+}
+
+TEST(CsvDataset, MissingAndEmptyFilesAreNamed) {
+  const auto dir = kiln::testing::fresh_folder("csv_missing");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset((dir / "nope.csv").string()); }),
+                  "cannot open CSV file " + (dir / "nope.csv").string());
+  const std::string header_only = write_text(dir / "h.csv", "label,x\n");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset{header_only}; }),
+                  header_only + " holds no data rows");
+}
