@@ -4,6 +4,7 @@ find_package(OpenMP REQUIRED COMPONENTS CXX)   # the one CPU thread pool: Eigen 
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
+find_package(nlohmann_json REQUIRED)          # safetensors headers, JSON logs
 find_package(ZLIB REQUIRED)                    # IDX .gz files
 find_package(PNG REQUIRED)                     # image-folder datasets
 find_package(JPEG REQUIRED)

@@ -47,6 +47,16 @@ int cuda_device_count() {
 #endif
 }
 
+std::string device_name(Device device) {
+  if (device.is_cpu()) return "CPU";
+#if KILN_CUDA
+  cuda::check_device(device.index());
+  return cuda::device_name(device.index());
+#else
+  detail::throw_built_without_cuda("device_name of a CUDA device");
+#endif
+}
+
 bool cuda_available() { return cuda_device_count() > 0; }
 
 std::string cuda_unavailable_reason() {

@@ -35,6 +35,8 @@ class Device {
 bool cuda_available();
 // Number of CUDA devices; 0 in a CPU-only build or on a machine without a GPU.
 int cuda_device_count();
+// The device's marketing name ("NVIDIA H200"), or "CPU".
+std::string device_name(Device device);
 // Why cuda_available() is false, in words ("built without CUDA", the driver's error, ...).
 std::string cuda_unavailable_reason();
 

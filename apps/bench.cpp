@@ -1,0 +1,121 @@
+// bench: the article's CPU-vs-GPU table on the hardware at hand. For each device (the CPU at each
+// thread count asked, then every GPU) it warms up, trains the article workload — the 5-layer
+// network on the 160,000-sample article set — for one measured epoch, and prints the epoch time
+// beside the article's figures; the table is also written as Markdown, CSV and an SVG chart.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <kiln/kiln.h>
+#include <kiln/models/speedup_table.h>
+#include <kiln/models/trainer.h>
+#include <kiln/models/tuning.h>
+
+namespace {
+
+struct BenchOptions {
+  std::int64_t samples = 160000;
+  std::int64_t batch_size = 256;
+  std::vector<int> threads;  // empty: the default thread count only
+  bool cpu = true;
+  bool gpu = true;
+  int workers = 2;
+  std::string out_dir = "bench-results";
+};
+
+kiln::TrainOptions article_workload(const BenchOptions& b, const std::string& device) {
+  kiln::TrainOptions o;
+  o.device = device;
+  o.model = "article";
+  o.data = "article";
+  o.samples = b.samples;
+  o.epochs = 1;
+  o.batch_size = b.batch_size;
+  o.optimizer = "momentum";
+  o.schedule = "constant";
+  o.workers = b.workers;
+  o.pin_memory = device != "cpu";
+  o.evaluate = false;
+  o.quiet = true;
+  return o;
+}
+
+// Seconds per 160,000-sample epoch, after a warm-up of a few steps.
+kiln::SpeedupRow measure(const BenchOptions& b, const std::string& device, const std::string& label) {
+  kiln::TrainOptions o = article_workload(b, device);
+  std::ostringstream silent;
+  kiln::TrainOptions warm = o;
+  warm.max_steps = 5;
+  kiln::train(warm, silent);
+  const kiln::EpochReport r = kiln::train(o, silent).epochs.at(0);
+  const double per_epoch = r.wall_s * 160000.0 / static_cast<double>(r.samples);
+  std::string note = r.samples == 160000 ? "measured" : fmt::format("scaled from {} samples", r.samples);
+  note += fmt::format(", batch {}, data wait {:.1f} %", b.batch_size, r.stage_percent(kiln::Stage::data_wait));
+  std::cout << fmt::format("  {:<34} {:8.1f} s per epoch ({:.0f} samples/s)\n", label, per_epoch, r.samples_per_s);
+  return {label, per_epoch, false, note};
+}
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  KILN_CHECK(out.good(), "cannot write '{}'", path);
+  out << text;
+}
+
+int run(BenchOptions b) {
+  KILN_CHECK(b.samples > 0 && b.batch_size > 0, "--samples and --batch-size must be positive");
+  std::cout << fmt::format("kiln bench: the article workload (784-1024-1024-1024-1024-10 MLP, {} samples "
+                           "per measured epoch, batch {})\n",
+                           b.samples, b.batch_size);
+  std::vector<kiln::SpeedupRow> rows = kiln::article_rows();
+  if (b.cpu) {
+    if (b.threads.empty()) b.threads.push_back(kiln::num_threads());
+    for (int t : b.threads) {
+      kiln::set_num_threads(t);
+      rows.push_back(measure(b, "cpu", fmt::format("CPU, {} thread{} (this machine)", t, t == 1 ? "" : "s")));
+    }
+  }
+  if (b.gpu) {
+    for (int i = 0; i < kiln::cuda_device_count(); ++i) {
+      const kiln::Device d = kiln::Device::cuda(i);
+      rows.push_back(measure(b, d.str(), fmt::format("{} ({})", kiln::device_name(d), d.str())));
+    }
+    if (kiln::cuda_device_count() == 0)
+      std::cout << "  no GPU: " << kiln::cuda_unavailable_reason() << "\n";
+  }
+  const std::string markdown = kiln::speedup_markdown(rows);
+  std::cout << "\n" << markdown;
+  std::filesystem::create_directories(b.out_dir);
+  write(b.out_dir + "/speedup.md", markdown);
+  write(b.out_dir + "/speedup.csv", kiln::speedup_csv(rows));
+  write(b.out_dir + "/speedup.svg", kiln::speedup_svg(rows));
+  std::cout << fmt::format("\nwrote {0}/speedup.md, {0}/speedup.csv and {0}/speedup.svg\n", b.out_dir);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  BenchOptions b;
+  bool cpu_only = false, gpu_only = false;
+  CLI::App app{"kiln bench: the article's CPU-vs-GPU epoch-time table on this machine"};
+  app.add_option("--samples", b.samples, "samples per measured epoch (times are scaled to 160,000)")
+      ->capture_default_str();
+  app.add_option("--batch-size", b.batch_size, "batch size")->capture_default_str();
+  app.add_option("--threads", b.threads, "CPU thread counts to measure, e.g. --threads 1 2");
+  app.add_option("--workers", b.workers, "loader workers")->capture_default_str();
+  app.add_flag("--cpu-only", cpu_only, "measure the CPU only");
+  app.add_flag("--gpu-only", gpu_only, "measure the GPUs only");
+  app.add_option("--out", b.out_dir, "folder for speedup.md, speedup.csv and speedup.svg")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  b.cpu = !gpu_only;
+  b.gpu = !cpu_only;
+  try {
+    return run(b);
+  } catch (const kiln::Error& e) {
+    std::cerr << "bench: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,85 @@
+// train: trains a model on one device and reports where the time goes — the article's
+// measurement — ending with a diagnosis of the bottleneck. With only --device it trains the
+// article's network on Fashion-MNIST. Errors print one message and exit 1; Ctrl-C finishes the
+// step, saves a checkpoint (with --checkpoint) and exits 130.
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include <kiln/kiln.h>
+#include <kiln/models/trainer.h>
+#include <kiln/models/tuning.h>
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_interrupt(int) { g_stop = true; }
+
+void add_options(CLI::App& app, kiln::TrainOptions& o) {
+  app.add_option("--device", o.device, "cpu, gpu or gpu:N")->capture_default_str();
+  app.add_option("--model", o.model, "article, lenet5, or mlp:784-512-256-10")->capture_default_str();
+  app.add_option("--data", o.data, "fashion-mnist[:DIR], article, csv:PATH, npy:PATH or images:DIR")
+      ->capture_default_str();
+  app.add_option("--samples", o.samples, "train samples to use (0: all; the size of the article set)")
+      ->capture_default_str();
+  app.add_option("--epochs", o.epochs, "epochs")->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "samples per step")->capture_default_str();
+  app.add_option("--lr", o.lr, "base learning rate")->capture_default_str();
+  app.add_option("--optimizer", o.optimizer, "sgd, momentum, nesterov, adam or adamw")->capture_default_str();
+  app.add_option("--weight-decay", o.weight_decay, "weight decay")->capture_default_str();
+  app.add_option("--schedule", o.schedule,
+                 "constant, step:N:G, multistep:A,B:G, exp:G, cosine, or warmup:N+<schedule>")
+      ->capture_default_str();
+  app.add_option("--workers", o.workers, "loader worker threads (0: load in the training thread)")
+      ->capture_default_str();
+  app.add_flag("--pin-memory", o.pin_memory, "page-locked host batches for fast GPU copies");
+  app.add_flag("--no-shuffle{false}", o.shuffle, "keep the data in file order");
+  app.add_option("--threads", o.threads, "CPU compute threads (0: all cores)")->capture_default_str();
+  app.add_option("--seed", o.seed, "random seed (weights, order, generated data)")->capture_default_str();
+  app.add_option("--checkpoint", o.checkpoint_dir, "folder for checkpoints, written after each epoch");
+  app.add_flag("--resume", o.resume, "continue from the checkpoint in --checkpoint");
+  app.add_option("--init", o.init, "start from the weights of a safetensors file");
+  app.add_option("--log-json", o.log_json, "append one JSON line per epoch to this file");
+  app.add_flag("--quiet", o.quiet, "print nothing but errors");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  kiln::TrainOptions options;
+  bool find_batch = false, tune = false;
+  CLI::App app{"kiln train: train a network and find out where the time goes"};
+  add_options(app, options);
+  app.add_flag("--find-batch-size", find_batch, "find the largest batch that fits and the fastest one");
+  app.add_flag("--tune-loader", tune, "try workers x pinned memory and print the best setting");
+  CLI11_PARSE(app, argc, argv);
+  std::signal(SIGINT, on_interrupt);
+  try {
+    if (tune) {
+      kiln::tune_loader(options, std::cout);
+      return 0;
+    }
+    if (find_batch) {
+      const bool gpu = kiln::Device::parse(options.device).is_cuda();
+      kiln::find_batch_size(options, std::cout, 32, gpu ? 65536 : 4096);
+      return 0;
+    }
+    const kiln::TrainResult result = kiln::train(options, std::cout, &g_stop);
+    if (result.interrupted) {
+      std::cout << (options.checkpoint_dir.empty()
+                        ? "interrupted; no --checkpoint folder, so nothing was saved\n"
+                        : "interrupted; checkpoint saved in " + options.checkpoint_dir +
+                              " (continue with --resume)\n");
+      return 130;
+    }
+    return 0;
+  } catch (const kiln::Error& e) {
+    std::cerr << "train: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "train: unexpected error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,88 @@
+// Builds the preset models and MLP specs.
+#include "kiln/models/model_spec.h"
+
+#include <charconv>
+
+#include "kiln/layers/activations.h"
+#include "kiln/layers/conv2d.h"
+#include "kiln/layers/flatten.h"
+#include "kiln/layers/linear.h"
+#include "kiln/layers/pool2d.h"
+
+namespace kiln {
+
+namespace {
+
+constexpr const char* kKnownModels = "article, lenet5 or mlp:IN-HIDDEN-...-OUT (e.g. mlp:784-512-256-10)";
+
+std::vector<std::int64_t> parse_widths(const std::string& spec, std::string_view list) {
+  std::vector<std::int64_t> widths;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find('-', start), list.size());
+    std::int64_t w = 0;
+    const auto piece = list.substr(start, end - start);
+    auto [ptr, ec] = std::from_chars(piece.data(), piece.data() + piece.size(), w);
+    KILN_CHECK(ec == std::errc() && ptr == piece.data() + piece.size() && w > 0,
+               "model '{}': '{}' is not a positive layer width; expected {}", spec, piece, kKnownModels);
+    widths.push_back(w);
+    start = end + 1;
+  }
+  KILN_CHECK(widths.size() >= 2, "model '{}' needs at least an input and an output width; expected {}",
+             spec, kKnownModels);
+  return widths;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> mlp_widths(const std::string& spec) {
+  if (spec == "article") return {784, 1024, 1024, 1024, 1024, 10};
+  KILN_CHECK(spec.rfind("mlp:", 0) == 0, "model '{}' is not an MLP; expected {}", spec, kKnownModels);
+  return parse_widths(spec, std::string_view(spec).substr(4));
+}
+
+Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
+                  Generator& gen) {
+  Model model{spec, std::make_shared<Sequential>(), Shape{sample_shape.numel()}};
+  if (spec == "lenet5") {
+    // LeNet-5 for 28x28 images (padding 2 in the first convolution stands in for the original's
+    // 32x32 input): 6 and 16 5x5 feature maps, 2x2 max pooling, then 400 -> 120 -> 84 -> classes.
+    KILN_CHECK(sample_shape == (Shape{1, 28, 28}),
+               "model 'lenet5' takes 1x28x28 images but each sample of the data is {}; use "
+               "article or mlp:... for other data",
+               sample_shape.str());
+    KILN_CHECK(classes > 0, "model 'lenet5' needs at least one class, found {}", classes);
+    model.input_shape = sample_shape;
+    model.net->emplace<Conv2d>(1, 6, 5, gen, Conv2dOptions{.stride = 1, .padding = 2})
+        .emplace<ReLU>()
+        .emplace<MaxPool2d>(2)
+        .emplace<Conv2d>(6, 16, 5, gen)
+        .emplace<ReLU>()
+        .emplace<MaxPool2d>(2)
+        .emplace<Flatten>()
+        .emplace<Linear>(16 * 5 * 5, 120, gen)
+        .emplace<ReLU>()
+        .emplace<Linear>(120, 84, gen)
+        .emplace<ReLU>()
+        .emplace<Linear>(84, classes, gen);
+    return model;
+  }
+  KILN_CHECK(spec == "article" || spec.rfind("mlp:", 0) == 0, "unknown model '{}': expected {}", spec,
+             kKnownModels);
+  const std::vector<std::int64_t> widths = mlp_widths(spec);
+  const std::int64_t features = sample_shape.numel();
+  KILN_CHECK(widths.front() == features,
+             "model '{}' takes {} inputs but each sample of the data has {} ({}); use a model whose "
+             "first width is {}",
+             spec, widths.front(), features, sample_shape.str(), features);
+  KILN_CHECK(widths.back() == classes,
+             "model '{}' has {} outputs but the data has {} classes; use a model whose last width is {}",
+             spec, widths.back(), classes, classes);
+  for (std::size_t i = 0; i + 1 < widths.size(); ++i) {
+    model.net->emplace<Linear>(widths[i], widths[i + 1], gen);
+    if (i + 2 < widths.size()) model.net->emplace<ReLU>();
+  }
+  return model;
+}
+
+}  // namespace kiln

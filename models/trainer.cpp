@@ -1,0 +1,294 @@
+// The training loop. One epoch: for each batch, forward + loss, backward, optimizer step, each a
+// profiled stage; running metrics stay on the device and are read twice a second for the progress
+// line. After the epoch: evaluation, the report, the JSON line and the checkpoint.
+#include "kiln/models/trainer.h"
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <ostream>
+#include <thread>
+
+#include "kiln/core/gpu_monitor.h"
+#include "kiln/core/memory.h"
+#include "kiln/core/parallel.h"
+#include "kiln/data/data_loader.h"
+#include "kiln/data/data_spec.h"
+#include "kiln/layers/cross_entropy_loss.h"
+#include "kiln/layers/metrics.h"
+#include "kiln/models/checkpoint.h"
+#include "kiln/models/diagnosis.h"
+#include "kiln/models/model_spec.h"
+#include "kiln/models/report_format.h"
+#include "kiln/optim/lr_schedule.h"
+#include "kiln/optim/make_optimizer.h"
+
+namespace kiln {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void check_options(const TrainOptions& o) {
+  KILN_CHECK(o.epochs >= 1, "--epochs must be at least 1, found {}", o.epochs);
+  KILN_CHECK(o.batch_size >= 1, "--batch-size must be at least 1, found {}", o.batch_size);
+  KILN_CHECK(o.lr > 0.0f && std::isfinite(o.lr), "--lr must be positive, found {}", o.lr);
+  KILN_CHECK(o.workers >= 0, "--workers must be >= 0, found {}", o.workers);
+  KILN_CHECK(o.threads >= 0, "--threads must be >= 0, found {}", o.threads);
+  KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
+}
+
+// Everything one run holds, built from the options.
+struct Run {
+  const TrainOptions& o;
+  std::ostream& out;
+  Device device;
+  DataSplits data;
+  Model model;
+  CrossEntropyLoss loss;
+  std::unique_ptr<Optimizer> optimizer;
+  std::unique_ptr<LrSchedule> schedule;
+  std::unique_ptr<DataLoader> train_loader, test_loader;
+  StepProfiler profiler;
+  RunningMetrics metrics;
+  TrainingState state;
+  bool tty = isatty(STDOUT_FILENO) != 0;
+
+  Run(const TrainOptions& options, std::ostream& stream, Device d, Generator& gen)
+      : o(options), out(stream), device(d),
+        data(open_data(o.data, {o.samples, o.seed})),
+        model(build_model(o.model, data.train->sample_shape(), data.train->num_classes(), gen)),
+        profiler(d), metrics(d) {}
+};
+
+// Forward, loss, backward and update for one batch; returns the loss tensor (on the device).
+const Tensor& train_step(Run& r, const Batch& batch, std::int64_t step) {
+  Shape input = r.model.input_shape;
+  std::vector<std::int64_t> dims{batch.x.size(0)};
+  for (auto d : input.dims()) dims.push_back(d);
+  const Tensor x = batch.x.view(Shape(dims));
+  r.optimizer->set_lr(r.schedule->lr_at(step));
+  r.profiler.start(Stage::forward);
+  const Tensor& logits = r.model.net->forward(x);
+  const Tensor& loss = r.loss.forward(logits, batch.y);
+  r.metrics.update(logits, batch.y, loss);
+  r.profiler.stop(Stage::forward);
+  r.profiler.start(Stage::backward);
+  r.optimizer->zero_grad();
+  r.model.net->backward(r.loss.backward());
+  r.profiler.stop(Stage::backward);
+  r.profiler.start(Stage::optimizer);
+  r.optimizer->step();
+  r.profiler.stop(Stage::optimizer);
+  return loss;
+}
+
+void check_finite(float loss, std::int64_t epoch, std::int64_t step, std::int64_t last_checked) {
+  if (std::isfinite(loss)) return;
+  KILN_THROW("the loss became {} in epoch {} at step {}{}; lower --lr (now too large for this "
+             "model) or check the data for NaN values",
+             loss, epoch, step,
+             step - last_checked > 1 ? fmt::format(" (checked every few steps: after step {})", last_checked) : "");
+}
+
+// Test loss and accuracy of the current weights.
+RunningMetrics::Values evaluate(Run& r) {
+  r.model.net->eval();
+  RunningMetrics metrics(r.device);
+  CrossEntropyLoss loss;
+  for (const Batch& batch : *r.test_loader) {
+    std::vector<std::int64_t> dims{batch.x.size(0)};
+    for (auto d : r.model.input_shape.dims()) dims.push_back(d);
+    const Tensor& logits = r.model.net->forward(batch.x.view(Shape(dims)));
+    metrics.update(logits, batch.y, loss.forward(logits, batch.y));
+  }
+  r.model.net->train();
+  return metrics.read();
+}
+
+void fill_resources(Run& r, EpochReport& report, double cpu_seconds, GpuMonitor& monitor) {
+  const LoaderStats loader = r.train_loader->stats();
+  report.stages[Stage::data_wait] += loader.wait_ms;
+  report.queue_occupancy = loader.mean_queue_occupancy;
+  report.queue_capacity = loader.queue_capacity;
+  double busy = 0.0;
+  for (double ms : loader.worker_busy_ms) busy += ms;
+  const double wall_ms = report.wall_s * 1000.0;
+  const int workers = std::max(1, r.o.workers);
+  report.loader_busy_percent = wall_ms > 0 ? 100.0 * busy / (wall_ms * workers) : 0.0;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  report.process_cpu_percent = report.wall_s > 0 ? 100.0 * cpu_seconds / (report.wall_s * cores) : 0.0;
+  report.gpu_utilization_percent = monitor.stop();
+  if (r.device.is_cuda()) {
+    const MemoryStats m = memory_stats(r.device);
+    const DeviceMemoryInfo info = device_memory_info(r.device);
+    report.gpu_memory_in_use_mib = static_cast<double>(m.reserved) / 1048576.0;
+    report.gpu_memory_peak_mib = static_cast<double>(m.peak_reserved) / 1048576.0;
+    report.gpu_memory_total_mib = static_cast<double>(info.total) / 1048576.0;
+  }
+}
+
+void print_progress(Run& r, std::int64_t epoch, std::int64_t done, std::int64_t total,
+                    Clock::time_point start) {
+  const double elapsed = seconds_since(start);
+  const double rate = static_cast<double>(done) * static_cast<double>(r.o.batch_size) / std::max(elapsed, 1e-9);
+  const double eta = done > 0 ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
+  r.out << fmt::format("\repoch {}/{}  batch {}/{}  {:.0f} samples/s  loss {:.4f}  ETA {:.0f} s   ", epoch,
+                       r.o.epochs, done, total, rate, r.metrics.read().mean_loss, eta)
+        << std::flush;
+}
+
+EpochReport run_epoch(Run& r, std::int64_t epoch, const std::atomic<bool>* stop, bool& interrupted) {
+  EpochReport report;
+  report.epoch = epoch + 1;
+  report.device = r.device.str();
+  report.on_gpu = r.device.is_cuda();
+  report.batch_size = r.o.batch_size;
+  report.workers = r.o.workers;
+  report.pin_memory = r.o.pin_memory;
+  report.cpu_threads = num_threads();
+
+  r.train_loader->set_epoch(epoch);
+  r.train_loader->reset_stats();
+  r.profiler.read_and_reset();
+  r.metrics.reset();
+  if (r.device.is_cuda()) reset_peak_memory_stats(r.device);
+  GpuMonitor monitor(r.device);
+  monitor.start();
+  const double cpu_start = process_cpu_seconds();
+  const Clock::time_point start = Clock::now();
+  auto last_print = start;
+  const std::int64_t total = r.train_loader->batches_per_epoch();
+  const std::int64_t check_every = r.device.is_cpu() ? 1 : 50;  // a GPU read is a sync
+  const std::int64_t skip = epoch == r.state.epoch ? r.state.batches_done : 0;
+  std::int64_t done = 0, last_checked = 0;
+  for (const Batch& batch : *r.train_loader) {
+    if (done < skip) {  // resuming inside an epoch: the order is the same, so skip what was trained
+      ++done;
+      continue;
+    }
+    const Tensor& loss = train_step(r, batch, r.state.global_step);
+    ++r.state.global_step;
+    ++done;
+    report.samples += batch.x.size(0);
+    if (done % check_every == 0 || done == total) {
+      check_finite(loss.item(), epoch + 1, done, last_checked);
+      last_checked = done;
+    }
+    if (!r.o.quiet && r.tty && seconds_since(last_print) > 0.5) {
+      print_progress(r, epoch + 1, done, total, start);
+      last_print = Clock::now();
+    }
+    if ((stop && stop->load()) || (r.o.max_steps > 0 && done >= r.o.max_steps)) {
+      interrupted = stop && stop->load();
+      break;
+    }
+  }
+  report.batches = done - skip;
+  r.state.batches_done = done;
+  if (!r.o.quiet && r.tty) r.out << "\r" << std::string(100, ' ') << "\r";
+  report.stages = r.profiler.read_and_reset();  // waits for the last GPU step
+  report.wall_s = seconds_since(start);
+  report.samples_per_s = static_cast<double>(report.samples) / std::max(report.wall_s, 1e-9);
+  report.lr = r.optimizer->lr();
+  const auto train_values = r.metrics.read();
+  report.train_loss = train_values.mean_loss;
+  report.train_accuracy = train_values.accuracy;
+  fill_resources(r, report, process_cpu_seconds() - cpu_start, monitor);
+  return report;
+}
+
+void append_json_line(const std::string& path, const EpochReport& report) {
+  std::ofstream log(path, std::ios::app);
+  KILN_CHECK(log.good(), "cannot append to --log-json file '{}'", path);
+  log << to_json(report).dump() << "\n";
+}
+
+}  // namespace
+
+TrainResult train(const TrainOptions& o, std::ostream& out, const std::atomic<bool>* stop) {
+  check_options(o);
+  if (o.threads > 0) set_num_threads(o.threads);
+  const Device device = Device::parse(o.device);
+  if (device.is_cuda())
+    KILN_CHECK(cuda_available(), "--device={} asks for a GPU, but none can be used: {}; use --device=cpu",
+               o.device, cuda_unavailable_reason());
+  Generator gen(o.seed);
+  Run r(o, out, device, gen);
+  if (!o.init.empty()) load_weights(o.init, *r.model.net);
+  r.model.net->to(device);
+
+  DataLoaderOptions lo;
+  lo.batch_size = o.batch_size;
+  lo.shuffle = o.shuffle;
+  lo.seed = o.seed;
+  lo.num_workers = o.workers;
+  lo.pin_memory = o.pin_memory;
+  lo.device = device;
+  r.train_loader = std::make_unique<DataLoader>(r.data.train, lo);
+  lo.shuffle = false;
+  r.test_loader = std::make_unique<DataLoader>(r.data.test, lo);
+  const std::int64_t steps_per_epoch = o.max_steps > 0 ? std::min(o.max_steps, r.train_loader->batches_per_epoch())
+                                                       : r.train_loader->batches_per_epoch();
+  r.optimizer = make_optimizer(o.optimizer, r.model.net->parameters(), o.lr, o.weight_decay);
+  r.schedule = parse_schedule(o.schedule, o.lr, steps_per_epoch * o.epochs);
+  r.state = TrainingState{0, 0, 0, o.seed, 0, o.model, o.data, o.batch_size, o.optimizer};
+
+  if (o.resume) {
+    if (auto saved = load_checkpoint(o.checkpoint_dir, *r.model.net, *r.optimizer)) {
+      KILN_CHECK(saved->model == o.model && saved->data == o.data && saved->batch_size == o.batch_size,
+                 "the checkpoint in '{}' is of --model {} --data {} --batch-size {}; resume with those",
+                 o.checkpoint_dir, saved->model, saved->data, saved->batch_size);
+      r.state = *saved;
+      if (r.state.batches_done >= steps_per_epoch) {  // that epoch was complete
+        ++r.state.epoch;
+        r.state.batches_done = 0;
+      }
+      if (!o.quiet) out << fmt::format("resuming from '{}': epoch {}, step {}\n", o.checkpoint_dir,
+                                       r.state.epoch + 1, r.state.global_step);
+    }
+  }
+  if (!o.quiet) {
+    out << fmt::format("kiln train: {} on {} ({}), {}\n", o.model, device.str(), device_name(device),
+                       r.data.train->describe());
+    out << fmt::format("  test: {}\n", r.data.test->describe());
+    out << fmt::format("  {} parameters; batch {}, {} lr {} ({}), {} workers{}, {} CPU threads\n",
+                       r.model.net->parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule,
+                       o.workers, o.pin_memory ? " pinned" : "", num_threads());
+  }
+
+  TrainResult result;
+  for (std::int64_t epoch = r.state.epoch; epoch < o.epochs; ++epoch) {
+    EpochReport report = run_epoch(r, epoch, stop, result.interrupted);
+    if (o.evaluate && !result.interrupted) {
+      const auto test = evaluate(r);
+      report.test_loss = test.mean_loss;
+      report.test_accuracy = test.accuracy;
+    }
+    if (!o.quiet) out << format_epoch_summary(report, o.epochs) << "\n" << format_stage_table(report);
+    if (!o.log_json.empty()) append_json_line(o.log_json, report);
+    result.epochs.push_back(report);
+    r.state.epoch = epoch;
+    if (!result.interrupted) {
+      r.state.epoch = epoch + 1;
+      r.state.batches_done = 0;
+    }
+    if (!o.checkpoint_dir.empty()) save_checkpoint(o.checkpoint_dir, *r.model.net, *r.optimizer, r.state);
+    if (result.interrupted) break;
+  }
+  if (!result.epochs.empty()) {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    result.diagnosis = diagnose(result.epochs.back(), cores);
+    if (!o.quiet) {
+      out << "diagnosis:\n";
+      for (const auto& line : result.diagnosis) out << "  " << line << "\n";
+    }
+  }
+  return result;
+}
+
+}  // namespace kiln

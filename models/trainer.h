@@ -1,0 +1,52 @@
+// Trainer: the training loop behind the train app, as a library call. It builds the model and
+// data from their specs, trains epoch by epoch on one device with the step profiler running,
+// evaluates on the test split, logs, checkpoints and diagnoses the bottleneck.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "kiln/models/epoch_report.h"
+
+namespace kiln {
+
+struct TrainOptions {
+  std::string device = "cpu";
+  std::string model = "article";
+  std::string data = "fashion-mnist";
+  std::int64_t samples = 0;  // train samples to use (0: all; the article set's size for "article")
+  int epochs = 10;
+  std::int64_t batch_size = 128;
+  float lr = 0.05f;
+  std::string optimizer = "momentum";  // sgd | momentum | nesterov | adam | adamw
+  float weight_decay = 0.0f;
+  std::string schedule = "cosine";
+  int workers = 2;
+  bool pin_memory = false;
+  bool shuffle = true;
+  int threads = 0;  // CPU threads; 0 keeps the default (all cores)
+  std::uint64_t seed = 1;
+  std::string checkpoint_dir;  // empty: no checkpoints
+  bool resume = false;
+  std::string init;      // safetensors weights to start from
+  std::string log_json;  // JSON lines, one per epoch
+  bool quiet = false;
+  bool evaluate = true;  // run the test split after each epoch
+  std::int64_t max_steps = 0;  // stop after this many steps of each epoch (0: whole epochs)
+};
+
+struct TrainResult {
+  std::vector<EpochReport> epochs;
+  std::vector<std::string> diagnosis;
+  bool interrupted = false;  // stopped early by a request (Ctrl-C); a checkpoint was written
+};
+
+// Throws kiln::Error for bad options, missing data, a GPU that cannot be used, or a NaN loss.
+// `stop` (may be null) is polled after every step: when set, the step finishes, a checkpoint is
+// saved (with a checkpoint folder) and training returns.
+TrainResult train(const TrainOptions& options, std::ostream& out, const std::atomic<bool>* stop = nullptr);
+
+}  // namespace kiln

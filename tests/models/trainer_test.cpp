@@ -1,0 +1,130 @@
+// End-to-end training at small sizes: the loss falls, resume equals an uninterrupted run, a
+// checkpoint reads back, and bad options fail with one clear message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "kiln/models/safetensors.h"
+#include "kiln/models/trainer.h"
+
+namespace {
+
+kiln::TrainOptions small_run() {
+  kiln::TrainOptions o;
+  o.model = "mlp:784-32-10";
+  o.data = "article";
+  o.samples = 1024;
+  o.epochs = 2;
+  o.batch_size = 64;
+  o.lr = 0.05f;
+  o.schedule = "constant";  // independent of --epochs, so a one-epoch run is a prefix of a two-epoch run
+  o.workers = 2;
+  o.quiet = true;
+  return o;
+}
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "kiln_trainer_" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+std::string error_of(const kiln::TrainOptions& o) {
+  std::ostringstream out;
+  try {
+    kiln::train(o, out);
+  } catch (const kiln::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Trainer, LearnsTheArticleSetAndReportsEveryStage) {
+  kiln::TrainOptions o = small_run();
+  o.epochs = 3;
+  std::ostringstream out;
+  const kiln::TrainResult result = kiln::train(o, out);
+  ASSERT_EQ(result.epochs.size(), 3u);
+  const kiln::EpochReport& last = result.epochs.back();
+  EXPECT_LT(last.train_loss, result.epochs.front().train_loss);
+  EXPECT_GT(last.test_accuracy, 0.5);  // 10 classes: chance is 0.1
+  EXPECT_EQ(last.samples, 1024);
+  EXPECT_EQ(last.batches, 16);
+  EXPECT_GT(last.stages[kiln::Stage::forward], 0.0);
+  EXPECT_GT(last.stages[kiln::Stage::backward], 0.0);
+  EXPECT_GT(last.stages[kiln::Stage::optimizer], 0.0);
+  EXPECT_FALSE(result.diagnosis.empty());
+}
+
+TEST(Trainer, ResumingFromACheckpointEndsWithTheSameWeightsAsAnUninterruptedRun) {
+  kiln::TrainOptions straight = small_run();
+  straight.checkpoint_dir = fresh_dir("straight");
+  std::ostringstream out;
+  kiln::train(straight, out);
+
+  kiln::TrainOptions first = small_run();
+  first.checkpoint_dir = fresh_dir("resumed");
+  first.epochs = 1;
+  kiln::train(first, out);
+  kiln::TrainOptions second = small_run();
+  second.checkpoint_dir = first.checkpoint_dir;
+  second.resume = true;
+  const kiln::TrainResult resumed = kiln::train(second, out);
+  EXPECT_EQ(resumed.epochs.size(), 1u);  // only the second epoch ran
+
+  const auto a = kiln::load_safetensors(straight.checkpoint_dir + "/model.safetensors");
+  const auto b = kiln::load_safetensors(second.checkpoint_dir + "/model.safetensors");
+  ASSERT_EQ(a.tensors.size(), b.tensors.size());
+  for (const auto& [name, tensor] : a.tensors)
+    EXPECT_EQ(tensor.to_vector<float>(), b.tensors.at(name).to_vector<float>()) << name;
+}
+
+TEST(Trainer, StartsFromSavedWeightsWithInit) {
+  kiln::TrainOptions o = small_run();
+  o.epochs = 1;
+  o.checkpoint_dir = fresh_dir("init");
+  std::ostringstream out;
+  const double trained = kiln::train(o, out).epochs.back().test_accuracy;
+  kiln::TrainOptions again = small_run();
+  again.epochs = 1;
+  again.lr = 1e-9f;  // leaves the loaded weights as they are
+  again.init = o.checkpoint_dir + "/model.safetensors";
+  EXPECT_NEAR(kiln::train(again, out).epochs.back().test_accuracy, trained, 0.02);
+}
+
+TEST(Trainer, StopsWhenAskedAndSavesWhereItStopped) {
+  kiln::TrainOptions o = small_run();
+  o.checkpoint_dir = fresh_dir("stop");
+  std::atomic<bool> stop{true};  // as if Ctrl-C came during the first step
+  std::ostringstream out;
+  const kiln::TrainResult result = kiln::train(o, out, &stop);
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_EQ(result.epochs.at(0).batches, 1);
+  EXPECT_TRUE(std::filesystem::exists(o.checkpoint_dir + "/state.json"));
+}
+
+TEST(Trainer, FailsClearlyOnBadOptionsAndDivergence) {
+  kiln::TrainOptions o = small_run();
+  o.device = "gpu";
+  if (!kiln::cuda_available()) EXPECT_NE(error_of(o).find("use --device=cpu"), std::string::npos);
+  o = small_run();
+  o.model = "mlp:100-10";
+  EXPECT_NE(error_of(o).find("first width is 784"), std::string::npos);
+  o = small_run();
+  o.data = "fashion-mnist:/nonexistent";
+  EXPECT_NE(error_of(o).find("/nonexistent"), std::string::npos);
+  o = small_run();
+  o.data = "parquet:x";
+  EXPECT_NE(error_of(o).find("unknown data 'parquet:x'"), std::string::npos);
+  o = small_run();
+  o.lr = 1e30f;
+  const std::string nan = error_of(o);
+  EXPECT_NE(nan.find("the loss became"), std::string::npos) << nan;
+  EXPECT_NE(nan.find("epoch 1 at step"), std::string::npos) << nan;
+  o = small_run();
+  o.resume = true;
+  EXPECT_NE(error_of(o).find("--resume needs --checkpoint"), std::string::npos);
+}
