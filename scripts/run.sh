@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# README's first command: installs what is missing, builds kiln (Release, CUDA backend when the
+# toolkit is at /usr/local/cuda) in build/, then runs the main job. Arguments go to the job.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# The main job: the article's network trained on Fashion-MNIST, with the per-stage report.
+main_job=(build/apps/train --device=cpu)
+
+start=$SECONDS
+bash scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=AUTO
+cmake --build build -j"$(nproc)"
+echo "run.sh: built in $((SECONDS - start)) s"
+
+echo "run.sh: ${main_job[*]} $*"
+"${main_job[@]}" "$@"

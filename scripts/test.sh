@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# README's second command, and what CI runs (.ci/run). Installs what is missing, then:
+#   1. build/      Release, CUDA backend compiled in whenever the toolkit is at /usr/local/cuda;
+#                  ctest runs every label (cpu, gpu, install); GPU tests skip visibly without a GPU.
+#   2. build-asan/ Debug (-O1) with AddressSanitizer + UBSan, CPU only; ctest -L cpu.
+# Exits non-zero if a build or any test fails; the ASan phase runs even if phase 1's tests fail.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+jobs=$(nproc)
+declare -a summary=()
+status=0
+phase() {  # phase NAME COMMAND...: runs and times one phase; a failure is remembered, not fatal
+  local name=$1 start=$SECONDS rc=0
+  shift
+  echo "=== test.sh: $name"
+  "$@" || rc=$?
+  summary+=("$(printf '%-22s %5d s  %s' "$name" $((SECONDS - start)) "$([[ $rc == 0 ]] && echo ok || echo "FAILED ($rc)")")")
+  [[ $rc == 0 ]] || status=1
+  return $rc
+}
+report() {
+  echo "=== test.sh: summary"
+  printf '  %s\n' "${summary[@]}"
+}
+trap report EXIT
+
+if [[ -x /usr/local/cuda/bin/nvcc ]]; then cuda=ON; else cuda=AUTO; fi
+
+phase "install-deps" bash scripts/install-deps.sh || exit 1
+
+phase "build (Release)" bash -c "
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=$cuda &&
+  cmake --build build -j$jobs" || exit 1
+phase "ctest (all labels)" \
+  ctest --test-dir build --output-on-failure --no-tests=error --timeout 600 -j"$jobs" || true
+
+phase "build (ASan+UBSan)" bash -c "
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug '-DCMAKE_CXX_FLAGS_DEBUG=-g -O1' \
+        -DKILN_CUDA=OFF -DKILN_SANITIZE=ON -DKILN_BUILD_BENCHMARKS=OFF -DKILN_BUILD_APPS=OFF &&
+  cmake --build build-asan -j$jobs" || exit 1
+phase "ctest -L cpu (ASan)" \
+  env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan -L cpu --output-on-failure --no-tests=error --timeout 600 -j"$jobs" || true
+
+exit $status
