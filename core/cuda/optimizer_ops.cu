@@ -7,12 +7,9 @@
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/kernels.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/cuda/stream_scratch.cuh"
 
 namespace kiln::cuda {
-
-// Declared in kiln/core/cuda/runtime.h, which nvcc cannot include (fmt 9 in C++20); same
-// signature and namespace, as in reduce.cu.
-CachingAllocator& device_allocator(int device);
 
 namespace {
 
@@ -180,25 +177,6 @@ __global__ void __launch_bounds__(kThreads)
   for (Index i = w.begin + threadIdx.x; i < w.end; i += kThreads) x[i] = clamp_value(x[i], lo, hi);
 }
 
-// Scratch from the device's caching allocator, given back once the launches using it are
-// queued: the allocator hands a block out again only on the stream it served, so stream order
-// protects it, and steady-state calls make no cudaMalloc (as in reduce.cu).
-class StreamScratch {
- public:
-  StreamScratch(std::size_t bytes, cudaStream_t stream) {
-    KILN_CUDA_CHECK(cudaGetDevice(&device_));
-    ptr_ = device_allocator(device_).allocate(bytes, stream);
-    if (ptr_ == nullptr) KILN_CUDA_CHECK(cudaErrorMemoryAllocation);
-  }
-  ~StreamScratch() { device_allocator(device_).release(ptr_); }
-  StreamScratch(const StreamScratch&) = delete;
-  StreamScratch& operator=(const StreamScratch&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  int device_ = 0;
-  void* ptr_ = nullptr;
-};
 
 }  // namespace
 

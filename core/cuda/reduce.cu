@@ -9,6 +9,7 @@
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/kernels.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/cuda/stream_scratch.cuh"
 #include "kiln/core/cuda/runtime.h"
 
 namespace kiln::cuda {
@@ -153,25 +154,6 @@ __global__ void sum_partials_kernel(int count, const double* partial, float* out
   if (threadIdx.x == 0) out[0] = static_cast<float>(acc);
 }
 
-// Scratch from the device's caching allocator for one stream, given back when the launches are
-// queued: the allocator reuses a block only on the stream it served, so stream order keeps the
-// next user behind our kernels, and no cudaMalloc happens in steady state.
-class StreamScratch {
- public:
-  StreamScratch(std::size_t bytes, cudaStream_t stream) {
-    KILN_CUDA_CHECK(cudaGetDevice(&device_));
-    ptr_ = device_allocator(device_).allocate(bytes, stream);
-    if (ptr_ == nullptr) KILN_CUDA_CHECK(cudaErrorMemoryAllocation);
-  }
-  ~StreamScratch() { device_allocator(device_).release(ptr_); }
-  StreamScratch(const StreamScratch&) = delete;
-  StreamScratch& operator=(const StreamScratch&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  int device_ = 0;
-  void* ptr_ = nullptr;
-};
 
 }  // namespace
 
