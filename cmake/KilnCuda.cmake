@@ -18,6 +18,12 @@ if(NOT KILN_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION -std=c++20)
       set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION -std=c++20)
     endif()
+    # Debian 12's CMake 3.25.1 FindCUDAToolkit marks CUDA::nvToolsExt deprecated without checking
+    # that it exists, and fails where it does not (CUDA 13 ships only header-only NVTX 3): give it
+    # an empty target to mark. kiln never links it.
+    if(CMAKE_VERSION VERSION_LESS 3.26 AND NOT TARGET CUDA::nvToolsExt)
+      add_library(CUDA::nvToolsExt INTERFACE IMPORTED)
+    endif()
     find_package(CUDAToolkit REQUIRED)
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
