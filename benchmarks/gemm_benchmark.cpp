@@ -1,6 +1,9 @@
 // CPU GEMM throughput (GFLOP/s) at the shapes of one Linear layer of the article's MLP: batch 256,
 // width 1024. Forward y = x wᵀ and the backward products dW = dyᵀ x and dx = dy w, each through
 // the public kiln::gemm on CPU tensors. The argument is the thread count (0: the pool's default).
+// Beside them, the same forward product through Eigen's own GEMM, the fallback kiln uses when
+// built without OpenBLAS, so the two are compared side by side in one run.
+#include <Eigen/Core>
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -58,6 +61,23 @@ void BM_LinearInputGrad_DYW(benchmark::State& state) {
   run_gemm(state, dy, false, w, false, dx);
 }
 
+// The forward product through Eigen directly (kiln's GEMM without OpenBLAS), same shapes.
+void BM_EigenReference_XWt(benchmark::State& state) {
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const RowMatrix x = RowMatrix::Constant(kBatch, kWidth, 0.5f), w = RowMatrix::Constant(kWidth, kWidth, 0.25f);
+  RowMatrix y(kBatch, kWidth);
+  const int default_threads = kiln::num_threads();
+  if (state.range(0) > 0) kiln::set_num_threads(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    y.noalias() = x * w.transpose();
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * kBatch * kWidth * kWidth * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+  kiln::set_num_threads(default_threads);
+}
+
 // One thread, then the pool's default. Wall time, not CPU time: OpenMP's worker threads do the
 // work the main thread waits for.
 void configure(benchmark::internal::Benchmark* b) {
@@ -67,6 +87,7 @@ void configure(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_LinearForward_XWt)->Apply(configure);
 BENCHMARK(BM_LinearWeightGrad_DYtX)->Apply(configure);
 BENCHMARK(BM_LinearInputGrad_DYW)->Apply(configure);
+BENCHMARK(BM_EigenReference_XWt)->Apply(configure);
 
 }  // namespace
 

@@ -1,8 +1,12 @@
-// CPU GEMM: c (m, n) = alpha * op(a) @ op(b) + beta * c on row-major buffers, through Eigen's
-// blocked, vectorised product. Eigen parallelises it over OpenMP's thread pool (core/parallel.h),
-// the same pool kiln's own loops use. beta == 0 overwrites c without reading it (as BLAS does), so
+// CPU GEMM: c (m, n) = alpha * op(a) @ op(b) + beta * c on row-major buffers, through OpenBLAS's
+// sgemm when kiln was built with its OpenMP build (cmake/KilnBlas.cmake), else Eigen's blocked,
+// vectorised product. Both parallelise over OpenMP's thread pool (core/parallel.h), the same pool
+// kiln's own loops use. beta == 0 overwrites c without reading it (as BLAS does), so
 // uninitialised or NaN output memory never leaks into the result.
 #include <Eigen/Core>
+#if KILN_OPENBLAS
+#include <cblas.h>
+#endif
 
 #include "kiln/core/cpu/kernels.h"
 
@@ -40,6 +44,12 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
       c_map *= beta;
     return;
   }
+#if KILN_OPENBLAS
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+              static_cast<blasint>(trans_a ? m : k), b, static_cast<blasint>(trans_b ? k : n), beta, c,
+              static_cast<blasint>(n));
+#else
   // a is stored (m, k), or (k, m) when transposed; likewise b is (k, n) or (n, k).
   const ConstMatrixMap a_map(a, trans_a ? k : m, trans_a ? m : k);
   const ConstMatrixMap b_map(b, trans_b ? n : k, trans_b ? k : n);
@@ -47,6 +57,7 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
   if (!trans_a && trans_b) return multiply(a_map, b_map.transpose(), alpha, beta, c_map);
   if (trans_a && !trans_b) return multiply(a_map.transpose(), b_map, alpha, beta, c_map);
   multiply(a_map.transpose(), b_map.transpose(), alpha, beta, c_map);
+#endif
 }
 
 }  // namespace kiln::cpu
