@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/core/ops.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
 namespace kiln {
@@ -21,14 +22,7 @@ constexpr Activation kAll[] = {Activation::relu, Activation::leaky_relu, Activat
                                Activation::tanh, Activation::gelu};
 constexpr std::int64_t kSizes[] = {1, 7, 33, 1000, 40001};  // the last runs multithreaded
 
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_message;
 
 const char* name(Activation f) {
   switch (f) {
@@ -150,7 +144,7 @@ TEST(Activation, LeakyReluUsesDefaultSlopeOfOneHundredth) {
 TEST(Activation, ForwardRejectsOutputOfDifferentShapeNamingBoth) {
   const Tensor x = random_tensor(Shape{7}, 1);
   Tensor y = Tensor::empty(Shape{8});
-  const std::string message = error_of([&] { activation_forward(Activation::relu, x, y); });
+  const std::string message = error_message([&] { activation_forward(Activation::relu, x, y); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "x has shape (7,) but y has shape (8,)", message);
 }
 
@@ -158,7 +152,7 @@ TEST(Activation, BackwardRejectsGradientOfDifferentShapeNamingBoth) {
   const Tensor x = random_tensor(Shape{7, 3}, 1), dy = random_tensor(Shape{3, 7}, 2);
   Tensor y = Tensor::empty(Shape{7, 3}), dx = Tensor::empty(Shape{7, 3});
   const std::string message =
-      error_of([&] { activation_backward(Activation::tanh, x, y, dy, dx); });
+      error_message([&] { activation_backward(Activation::tanh, x, y, dy, dx); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "x has shape (7, 3) but dy has shape (3, 7)",
                       message);
 }
@@ -166,7 +160,7 @@ TEST(Activation, BackwardRejectsGradientOfDifferentShapeNamingBoth) {
 TEST(Activation, ForwardRejectsIntegerOutput) {
   const Tensor x = random_tensor(Shape{7}, 1);
   Tensor y = Tensor::zeros(Shape{7}, DType::i32);
-  const std::string message = error_of([&] { activation_forward(Activation::sigmoid, x, y); });
+  const std::string message = error_message([&] { activation_forward(Activation::sigmoid, x, y); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "activation_forward: y must be", message);
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kiln/core/ops.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
 namespace kiln {
@@ -14,14 +15,7 @@ namespace {
 using testing::all_close;
 using testing::random_tensor;
 
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_message;
 
 TEST(BiasAdd, AddsBiasToEveryRowAtOddSizes) {
   std::uint32_t seed = 100;
@@ -83,7 +77,7 @@ TEST(BiasGrad, SumsOverEveryLeadingAxisOfHigherRankTensor) {
 TEST(BiasAdd, RejectsBiasWhoseLengthDiffersFromLastAxisNamingBoth) {
   Tensor y = random_tensor(Shape{7, 33}, 1);
   const Tensor bias = random_tensor(Shape{32}, 2);
-  const std::string message = error_of([&] { bias_add(y, bias); });
+  const std::string message = error_message([&] { bias_add(y, bias); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "y (7, 33)", message);
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "bias length 32", message);
 }
@@ -91,14 +85,14 @@ TEST(BiasAdd, RejectsBiasWhoseLengthDiffersFromLastAxisNamingBoth) {
 TEST(BiasGrad, RejectsBiasThatIsNotAVector) {
   const Tensor dy = random_tensor(Shape{7, 33}, 1);
   Tensor dbias = Tensor::zeros(Shape{1, 33});
-  const std::string message = error_of([&] { bias_grad(dy, dbias); });
+  const std::string message = error_message([&] { bias_grad(dy, dbias); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "bias must be a vector, found (1, 33)", message);
 }
 
 TEST(BiasAdd, RejectsIntegerBias) {
   Tensor y = random_tensor(Shape{7, 3}, 1);
   const Tensor bias = Tensor::zeros(Shape{3}, DType::i32);
-  const std::string message = error_of([&] { bias_add(y, bias); });
+  const std::string message = error_message([&] { bias_add(y, bias); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "bias_add: bias must be", message);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/core/ops.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
 namespace kiln {
@@ -19,14 +20,7 @@ constexpr BinaryOp kAll[] = {BinaryOp::add, BinaryOp::sub, BinaryOp::mul,
                              BinaryOp::div, BinaryOp::max, BinaryOp::min};
 constexpr std::int64_t kSizes[] = {1, 7, 33, 1000, 40001};  // the last runs multithreaded
 
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_message;
 
 double reference(BinaryOp op, double a, double b) {
   switch (op) {
@@ -110,14 +104,14 @@ TEST(Fill, SetsEveryIntegerElement) {
 
 TEST(Fill, RejectsFractionalValueForIntegerTensor) {
   Tensor x = Tensor::zeros(Shape{7}, DType::i32);
-  const std::string message = error_of([&] { fill(x, 2.5f); });
+  const std::string message = error_message([&] { fill(x, 2.5f); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "2.5 is not an int32 value", message);
 }
 
 TEST(Binary, RejectsOperandsOfDifferentShapesNamingBoth) {
   const Tensor a = random_tensor(Shape{7, 33}, 1), b = random_tensor(Shape{33, 7}, 2);
   Tensor out = Tensor::empty(Shape{7, 33});
-  const std::string message = error_of([&] { binary(BinaryOp::add, a, b, out); });
+  const std::string message = error_message([&] { binary(BinaryOp::add, a, b, out); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "a has shape (7, 33) but b has shape (33, 7)",
                       message);
 }
@@ -125,20 +119,20 @@ TEST(Binary, RejectsOperandsOfDifferentShapesNamingBoth) {
 TEST(Axpy, RejectsOperandsOfDifferentShapesNamingBoth) {
   const Tensor x = random_tensor(Shape{7}, 1);
   Tensor y = random_tensor(Shape{1000}, 2);
-  const std::string message = error_of([&] { axpy(1.0f, x, y); });
+  const std::string message = error_message([&] { axpy(1.0f, x, y); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "x has shape (7,) but y has shape (1000,)", message);
 }
 
 TEST(Binary, RejectsIntegerOperandNamingIt) {
   const Tensor a = random_tensor(Shape{7}, 1), b = Tensor::zeros(Shape{7}, DType::i32);
   Tensor out = Tensor::empty(Shape{7});
-  const std::string message = error_of([&] { binary(BinaryOp::mul, a, b, out); });
+  const std::string message = error_message([&] { binary(BinaryOp::mul, a, b, out); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "binary: b must be", message);
 }
 
 TEST(Scale, RejectsUndefinedTensor) {
   Tensor x;
-  const std::string message = error_of([&] { scale(x, 2.0f); });
+  const std::string message = error_message([&] { scale(x, 2.0f); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "x is an undefined tensor", message);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/core/ops.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
 namespace kiln {
@@ -16,15 +17,7 @@ namespace {
 using testing::all_close;
 using testing::random_tensor;
 
-// The message of the kiln::Error that f() throws, or "" when it throws none.
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_message;
 
 // alpha * op(a) @ op(b) + beta * c, in double, from the stored (row-major) operands.
 std::vector<float> naive_gemm(const Tensor& a, bool trans_a, const Tensor& b, bool trans_b,
@@ -106,7 +99,7 @@ TEST(Matmul, ReturnsProductOfTransposedOperands) {
 TEST(Gemm, RejectsInnerDimensionMismatchNamingBothShapes) {
   const Tensor a = random_tensor(Shape{7, 5}, 1), b = random_tensor(Shape{6, 3}, 2);
   Tensor c = Tensor::zeros(Shape{7, 3});
-  const std::string message = error_of([&] { gemm(a, false, b, false, c); });
+  const std::string message = error_message([&] { gemm(a, false, b, false, c); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "op(a) is (7, 5)", message);
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "op(b) is (6, 3)", message);
 }
@@ -114,7 +107,7 @@ TEST(Gemm, RejectsInnerDimensionMismatchNamingBothShapes) {
 TEST(Gemm, RejectsOutputOfWrongShape) {
   const Tensor a = random_tensor(Shape{7, 5}, 1), b = random_tensor(Shape{5, 3}, 2);
   Tensor c = Tensor::zeros(Shape{7, 4});
-  const std::string message = error_of([&] { gemm(a, false, b, false, c); });
+  const std::string message = error_message([&] { gemm(a, false, b, false, c); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "out must have shape (7, 3), found (7, 4)", message);
 }
 
@@ -122,14 +115,14 @@ TEST(Gemm, RejectsIntegerOperandNamingIt) {
   const Tensor a = random_tensor(Shape{7, 5}, 1);
   const Tensor b = Tensor::zeros(Shape{5, 3}, DType::i32);
   Tensor c = Tensor::zeros(Shape{7, 3});
-  const std::string message = error_of([&] { gemm(a, false, b, false, c); });
+  const std::string message = error_message([&] { gemm(a, false, b, false, c); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "gemm: b must be", message);
 }
 
 TEST(Gemm, RejectsOperandsThatAreNotMatrices) {
   const Tensor a = random_tensor(Shape{7}, 1), b = random_tensor(Shape{7, 3}, 2);
   Tensor c = Tensor::zeros(Shape{1, 3});
-  const std::string message = error_of([&] { gemm(a, false, b, false, c); });
+  const std::string message = error_message([&] { gemm(a, false, b, false, c); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "must be matrices", message);
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "(7,)", message);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kiln/core/ops.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
 namespace kiln {
@@ -19,14 +20,7 @@ using testing::random_tensor;
 
 constexpr ReduceOp kAll[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::max};
 
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_message;
 
 Shape without_axis(const Shape& s, int axis) {
   std::vector<std::int64_t> dims;
@@ -155,28 +149,28 @@ TEST(SumSquares, TreatsAnyShapeAsOneVector) {
 TEST(Reduce, RejectsOutputOfWrongShapeNamingExpectedShape) {
   const Tensor x = random_tensor(Shape{7, 33, 5}, 1);
   Tensor out = Tensor::empty(Shape{7, 33});
-  const std::string message = error_of([&] { reduce(ReduceOp::sum, x, 1, out); });
+  const std::string message = error_message([&] { reduce(ReduceOp::sum, x, 1, out); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "out must have shape (7, 5), found (7, 33)", message);
 }
 
 TEST(Reduce, RejectsAxisOutOfRange) {
   const Tensor x = random_tensor(Shape{7, 33}, 1);
   Tensor out = Tensor::empty(Shape{7});
-  const std::string message = error_of([&] { reduce(ReduceOp::max, x, 2, out); });
+  const std::string message = error_message([&] { reduce(ReduceOp::max, x, 2, out); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "axis 2 is out of range for shape (7, 33)", message);
 }
 
 TEST(Argmax, RejectsFloatOutput) {
   const Tensor x = random_tensor(Shape{7, 33}, 1);
   Tensor out = Tensor::empty(Shape{7});
-  const std::string message = error_of([&] { argmax(x, 1, out); });
+  const std::string message = error_message([&] { argmax(x, 1, out); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "argmax: out must be", message);
 }
 
 TEST(SumSquares, RejectsOutputThatIsNotOneElement) {
   const Tensor x = random_tensor(Shape{7}, 1);
   Tensor out = Tensor::empty(Shape{7});
-  const std::string message = error_of([&] { sum_squares(x, out); });
+  const std::string message = error_message([&] { sum_squares(x, out); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "out must have shape (1,), found (7,)", message);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/core/ops.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
 namespace kiln {
@@ -17,14 +18,7 @@ using testing::all_close;
 using testing::random_labels;
 using testing::random_tensor;
 
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_message;
 
 // log_softmax of each row of a (rows, cols) vector, in double.
 std::vector<double> reference_log_softmax(const std::vector<float>& x, std::int64_t cols) {
@@ -174,7 +168,7 @@ TEST(SoftmaxCrossEntropy, ForwardRejectsOutOfRangeLabelNamingValueAndSample) {
   const Tensor labels = Tensor::from_vector(lv, Shape{7});
   Tensor probs = Tensor::empty(Shape{7, 10}), losses = Tensor::empty(Shape{7});
   const std::string message =
-      error_of([&] { softmax_cross_entropy_forward(logits, labels, probs, losses); });
+      error_message([&] { softmax_cross_entropy_forward(logits, labels, probs, losses); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "[0, 10)", message);
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "found 12 at sample 4", message);
 }
@@ -187,7 +181,7 @@ TEST(SoftmaxCrossEntropy, ForwardRejectsNegativeLabelNamingFirstBadSample) {
   const Tensor labels = Tensor::from_vector(lv, Shape{33});
   Tensor probs = Tensor::empty(Shape{33, 7}), losses = Tensor::empty(Shape{33});
   const std::string message =
-      error_of([&] { softmax_cross_entropy_forward(logits, labels, probs, losses); });
+      error_message([&] { softmax_cross_entropy_forward(logits, labels, probs, losses); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "found -1 at sample 31", message);
 }
 
@@ -195,7 +189,7 @@ TEST(SoftmaxCrossEntropy, ForwardRejectsLabelsWhoseBatchSizeDiffersFromLogits) {
   const Tensor logits = random_tensor(Shape{7, 10}, 1), labels = random_labels(6, 10, 2);
   Tensor probs = Tensor::empty(Shape{7, 10}), losses = Tensor::empty(Shape{7});
   const std::string message =
-      error_of([&] { softmax_cross_entropy_forward(logits, labels, probs, losses); });
+      error_message([&] { softmax_cross_entropy_forward(logits, labels, probs, losses); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "labels (6,)", message);
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "logits (7, 10)", message);
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "batch sizes differ", message);
@@ -205,14 +199,14 @@ TEST(SoftmaxCrossEntropy, BackwardRejectsFloatLabels) {
   const Tensor probs = random_tensor(Shape{7, 10}, 1), labels = random_tensor(Shape{7}, 2);
   Tensor dlogits = Tensor::empty(Shape{7, 10});
   const std::string message =
-      error_of([&] { softmax_cross_entropy_backward(probs, labels, dlogits, 1.0f); });
+      error_message([&] { softmax_cross_entropy_backward(probs, labels, dlogits, 1.0f); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "labels must be", message);
 }
 
 TEST(Softmax, RejectsOutputOfDifferentShapeNamingBoth) {
   const Tensor x = random_tensor(Shape{7, 33}, 1);
   Tensor y = Tensor::empty(Shape{7, 32});
-  const std::string message = error_of([&] { softmax(x, y); });
+  const std::string message = error_message([&] { softmax(x, y); });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "x has shape (7, 33) but y has shape (7, 32)",
                       message);
 }

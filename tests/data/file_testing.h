@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kiln/core/error.h"
+#include "tests/support/error_testing.h"
 
 namespace kiln::testing {
 
@@ -37,15 +38,6 @@ inline std::string write_bytes(const std::filesystem::path& path,
   return path.string();
 }
 
-// The message of the kiln::Error that `f` throws, or "" if it throws none.
-template <typename F> std::string error_message(F f) {
-  try {
-    f();
-  } catch (const kiln::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace kiln::testing
 

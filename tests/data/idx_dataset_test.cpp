@@ -8,6 +8,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/data/idx_dataset.h"
+#include "tests/support/error_testing.h"
 
 namespace fs = std::filesystem;
 using kiln::IdxDataset;
@@ -53,15 +54,7 @@ std::vector<std::uint8_t> labels(std::vector<std::uint8_t> values) {
   return idx_bytes(0x08, {static_cast<std::uint32_t>(values.size())}, values);
 }
 
-// Runs `make` and returns the kiln::Error message it throws ("" if none).
-template <typename F> std::string error_of(F make) {
-  try {
-    make();
-  } catch (const kiln::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using kiln::testing::error_message;
 
 #define EXPECT_HAS(message, part) EXPECT_NE((message).find(part), std::string::npos) << (message)
 
@@ -118,7 +111,7 @@ TEST(IdxDataset, ReadsPlainAndGzippedFilesAlike) {
 TEST(IdxDataset, AMissingFashionMnistSaysWhatToInstall) {
   const fs::path dir = temp_folder("missing");
   const std::string message =
-      error_of([&] { kiln::fashion_mnist(kiln::Split::train, dir.string()); });
+      error_message([&] { kiln::fashion_mnist(kiln::Split::train, dir.string()); });
   EXPECT_HAS(message, "train-images-idx3-ubyte");
   EXPECT_HAS(message, dir.string());
   EXPECT_HAS(message, "install Debian's dataset-fashion-mnist");
@@ -127,7 +120,7 @@ TEST(IdxDataset, AMissingFashionMnistSaysWhatToInstall) {
 TEST(IdxDataset, AMissingFileIsNamed) {
   const fs::path dir = temp_folder("missing_file");
   const std::string labels_path = write(dir / "lab", labels({1, 2, 3}));
-  const std::string message = error_of([&] { IdxDataset((dir / "nope").string(), labels_path); });
+  const std::string message = error_message([&] { IdxDataset((dir / "nope").string(), labels_path); });
   EXPECT_HAS(message, (dir / "nope").string());
   EXPECT_HAS(message, "does not exist");
 }
@@ -136,11 +129,11 @@ TEST(IdxDataset, AWrongMagicNumberIsNamed) {
   const fs::path dir = temp_folder("magic");
   const std::string lab = write(dir / "lab", labels({1, 2, 3}));
   // Labels where images belong: 0x00000801 instead of 0x00000803.
-  std::string message = error_of([&] { IdxDataset(lab, lab); });
+  std::string message = error_message([&] { IdxDataset(lab, lab); });
   EXPECT_HAS(message, lab);
   EXPECT_HAS(message, "magic number 0x00000801, expected 0x00000803");
   const std::string text = write(dir / "text.txt", {'h', 'e', 'l', 'l', 'o', '!', '!', '!'});
-  message = error_of([&] { IdxDataset(text, lab); });
+  message = error_message([&] { IdxDataset(text, lab); });
   EXPECT_HAS(message, text);
   EXPECT_HAS(message, "is not an IDX file");
 }
@@ -152,19 +145,19 @@ TEST(IdxDataset, ATruncatedFileIsNamed) {
   short_images.resize(short_images.size() - 8);
   for (const char* name : {"img", "img.gz"}) {
     const std::string img = write(dir / name, short_images);
-    const std::string message = error_of([&] { IdxDataset(img, lab); });
+    const std::string message = error_message([&] { IdxDataset(img, lab); });
     EXPECT_HAS(message, img);
     EXPECT_HAS(message, "is truncated: its header promises 18 bytes of data, found 10");
   }
   const std::string tiny = write(dir / "tiny", {0, 0});
-  EXPECT_HAS(error_of([&] { IdxDataset(tiny, lab); }), tiny + " is truncated");
+  EXPECT_HAS(error_message([&] { IdxDataset(tiny, lab); }), tiny + " is truncated");
 }
 
 TEST(IdxDataset, ImageAndLabelCountsThatDifferAreNamed) {
   const fs::path dir = temp_folder("counts");
   const std::string img = write(dir / "img", images3());
   const std::string lab = write(dir / "lab", labels({1, 2, 3, 4}));
-  const std::string message = error_of([&] { IdxDataset(img, lab); });
+  const std::string message = error_message([&] { IdxDataset(img, lab); });
   EXPECT_HAS(message, img + " holds 3 images but " + lab + " holds 4 labels");
 }
 
@@ -172,12 +165,12 @@ TEST(IdxDataset, ALabelOutOfRangeNamesTheSampleAndFile) {
   const fs::path dir = temp_folder("range");
   const std::string img = write(dir / "img", images3());
   const std::string lab = write(dir / "lab", labels({1, 12, 3}));
-  const std::string message = error_of([&] { IdxDataset(img, lab); });
+  const std::string message = error_message([&] { IdxDataset(img, lab); });
   EXPECT_HAS(message, "labels must be in [0, 10): found 12 at sample 1 of " + lab);
 }
 
 TEST(IdxDataset, SplitsParseByName) {
   EXPECT_EQ(kiln::parse_split("train"), kiln::Split::train);
   EXPECT_EQ(kiln::parse_split("test"), kiln::Split::test);
-  EXPECT_HAS(error_of([] { kiln::parse_split("valid"); }), "unknown split 'valid'");
+  EXPECT_HAS(error_message([] { kiln::parse_split("valid"); }), "unknown split 'valid'");
 }

@@ -1,16 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "kiln/models/model_spec.h"
+#include "tests/support/error_testing.h"
 
 namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const kiln::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using kiln::testing::error_message;
 }  // namespace
 
 TEST(ModelSpec, BuildsTheArticleNetworkWithPyTorchNames) {
@@ -35,11 +29,11 @@ TEST(ModelSpec, ParsesMlpSpecs) {
 
 TEST(ModelSpec, ExplainsMismatchesAndUnknownNames) {
   kiln::Generator gen(3);
-  EXPECT_NE(error_of([&] { kiln::build_model("mlp:100-10", {784}, 10, gen); }).find("first width is 784"),
+  EXPECT_NE(error_message([&] { kiln::build_model("mlp:100-10", {784}, 10, gen); }).find("first width is 784"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { kiln::build_model("mlp:784-7", {784}, 10, gen); }).find("last width is 10"),
+  EXPECT_NE(error_message([&] { kiln::build_model("mlp:784-7", {784}, 10, gen); }).find("last width is 10"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { kiln::build_model("resnet", {784}, 10, gen); }).find("unknown model 'resnet'"),
+  EXPECT_NE(error_message([&] { kiln::build_model("resnet", {784}, 10, gen); }).find("unknown model 'resnet'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { kiln::build_model("mlp:784-x-10", {784}, 10, gen); }).find("'x'"), std::string::npos);
+  EXPECT_NE(error_message([&] { kiln::build_model("mlp:784-x-10", {784}, 10, gen); }).find("'x'"), std::string::npos);
 }

@@ -4,18 +4,12 @@
 #include <fstream>
 
 #include "kiln/models/safetensors.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
 namespace {
 std::string temp_path(const std::string& name) { return ::testing::TempDir() + "kiln_" + name; }
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const kiln::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using kiln::testing::error_message;
 }  // namespace
 
 TEST(Safetensors, RoundTripsTensorsAndMetadata) {
@@ -50,9 +44,9 @@ TEST(Safetensors, RejectsBrokenFilesNamingThem) {
   const std::string path = temp_path("broken.safetensors");
   kiln::save_safetensors(path, {{"w", kiln::testing::random_tensor({100}, 2)}});
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 10);
-  EXPECT_NE(error_of([&] { kiln::load_safetensors(path); }).find("truncated"), std::string::npos);
+  EXPECT_NE(error_message([&] { kiln::load_safetensors(path); }).find("truncated"), std::string::npos);
   { std::ofstream(path, std::ios::binary) << "garbage"; }
-  EXPECT_NE(error_of([&] { kiln::load_safetensors(path); }).find(path), std::string::npos);
-  EXPECT_NE(error_of([&] { kiln::load_safetensors(temp_path("missing.safetensors")); }).find("cannot open"),
+  EXPECT_NE(error_message([&] { kiln::load_safetensors(path); }).find(path), std::string::npos);
+  EXPECT_NE(error_message([&] { kiln::load_safetensors(temp_path("missing.safetensors")); }).find("cannot open"),
             std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include "kiln/optim/make_optimizer.h"
 #include "kiln/optim/sgd.h"
 #include "tests/optim/optim_testing.h"
+#include "tests/support/error_testing.h"
 
 namespace kiln {
 namespace {
@@ -16,14 +17,7 @@ using testing::FixedProblem;
 const std::vector<std::int64_t> kSizes = {1, 7, 33, 1000};
 const char* const kNames[] = {"sgd", "momentum", "nesterov", "adam", "adamw"};
 
-template <typename F> std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_message;
 
 // Host copies of the state, as a checkpoint would hold them.
 std::map<std::string, Tensor> saved(const Optimizer& optimizer) {
@@ -85,7 +79,7 @@ TEST(OptimizerState, RejectsAMissingName) {
   auto state = saved(sgd);
   state.erase("p2.momentum_buffer");
   Sgd fresh(problem.parameters(), 0.1f, {0.9f});
-  const std::string message = error_of([&] { fresh.load_state(state, 1); });
+  const std::string message = error_message([&] { fresh.load_state(state, 1); });
   EXPECT_NE(message.find("no 'p2.momentum_buffer'"), std::string::npos) << message;
   EXPECT_TRUE(fresh.state().empty());  // a rejected checkpoint changes nothing
 }
@@ -96,18 +90,18 @@ TEST(OptimizerState, RejectsAWrongShapeAndAnUnexpectedName) {
   adam.step();
   auto state = saved(adam);
   state["p1.exp_avg"] = Tensor::zeros(Shape{8});
-  std::string message = error_of([&] { adam.load_state(state, 1); });
+  std::string message = error_message([&] { adam.load_state(state, 1); });
   EXPECT_NE(message.find("'p1.exp_avg' must be float32 of shape (7,)"), std::string::npos)
       << message;
 
   state = saved(adam);
   state["p9.exp_avg"] = Tensor::zeros(Shape{1});
-  message = error_of([&] { adam.load_state(state, 1); });
+  message = error_message([&] { adam.load_state(state, 1); });
   EXPECT_NE(message.find("unexpected saved state 'p9.exp_avg'"), std::string::npos) << message;
 
   // Adam moments handed to SGD with momentum: every expected name is missing.
   Sgd sgd(problem.parameters(), 0.1f, {0.9f});
-  message = error_of([&] { sgd.load_state(saved(adam), 1); });
+  message = error_message([&] { sgd.load_state(saved(adam), 1); });
   EXPECT_NE(message.find("no 'p0.momentum_buffer'"), std::string::npos) << message;
   EXPECT_THROW(adam.load_state(saved(adam), -1), Error);
 }
@@ -136,7 +130,7 @@ TEST(MakeOptimizer, BuildsEachNamedOptimizer) {
 TEST(MakeOptimizer, ListsTheNamesForAnUnknownOne) {
   FixedProblem problem({7});
   const std::string message =
-      error_of([&] { make_optimizer("rmsprop", problem.parameters(), 0.1f); });
+      error_message([&] { make_optimizer("rmsprop", problem.parameters(), 0.1f); });
   EXPECT_NE(message.find("unknown optimizer 'rmsprop'"), std::string::npos) << message;
   EXPECT_NE(message.find("sgd, momentum, nesterov, adam, adamw"), std::string::npos) << message;
 }
