@@ -7,6 +7,7 @@
 #include "kiln/core/memory.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/parallel.h"
+#include "kiln/core/precision.h"
 #include "kiln/core/random.h"
 #include "kiln/core/shape.h"
 #include "kiln/core/stream.h"

@@ -2,6 +2,8 @@
 // thread count asked, then every GPU) it warms up, trains the article workload — the 5-layer
 // network on the 160,000-sample article set — for one measured epoch, and prints the epoch time
 // beside the article's figures; the table is also written as Markdown, CSV and an SVG chart.
+// bench --loader instead runs the article's data-loading sweep (workers x pinned memory x batch
+// size) on Fashion-MNIST written as an image folder, where decoding makes the loader matter.
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include <sstream>
 
 #include <kiln/kiln.h>
+#include <kiln/models/scaling_table.h>
 #include <kiln/models/speedup_table.h>
 #include <kiln/models/trainer.h>
 #include <kiln/models/tuning.h>
@@ -24,6 +27,10 @@ struct BenchOptions {
   bool gpu = true;
   int workers = 2;
   std::string out_dir = "bench-results";
+  std::string precision = "fp32";  // of the GPU rows
+  bool loader = false;
+  std::string images = "fmnist-images";  // kiln-export-images --out writes it
+  kiln::LoaderSweep sweep;
 };
 
 kiln::TrainOptions article_workload(const BenchOptions& b, const std::string& device) {
@@ -38,6 +45,7 @@ kiln::TrainOptions article_workload(const BenchOptions& b, const std::string& de
   o.schedule = "constant";
   o.workers = b.workers;
   o.pin_memory = device != "cpu";
+  o.precision = device != "cpu" ? b.precision : "fp32";
   o.evaluate = false;
   o.quiet = true;
   return o;
@@ -54,7 +62,8 @@ kiln::SpeedupRow measure(const BenchOptions& b, const std::string& device, const
   const double per_epoch = r.wall_s * 160000.0 / static_cast<double>(r.samples);
   std::string note = r.samples == 160000 ? "measured" : fmt::format("scaled from {} samples", r.samples);
   note += fmt::format(", batch {}, data wait {:.1f} %", b.batch_size, r.stage_percent(kiln::Stage::data_wait));
-  std::cout << fmt::format("  {:<34} {:8.1f} s per epoch ({:.0f} samples/s)\n", label, per_epoch, r.samples_per_s);
+  std::cout << fmt::format("  {:<34} {:8.1f} s per epoch ({:.0f} samples/s)\n", label, per_epoch, r.samples_per_s)
+            << std::flush;
   return {label, per_epoch, false, note};
 }
 
@@ -64,7 +73,22 @@ void write(const std::string& path, const std::string& text) {
   out << text;
 }
 
+int run_loader_sweep(const BenchOptions& b) {
+  const std::filesystem::path train_dir = std::filesystem::path(b.images) / "train";
+  KILN_CHECK(std::filesystem::is_directory(train_dir),
+             "bench --loader reads Fashion-MNIST as an image folder and '{}' does not exist; write it first "
+             "with: build/apps/kiln-export-images --out {} (60,000 + 10,000 PNGs, about a minute), or name "
+             "another folder with --images DIR",
+             train_dir.string(), b.images);
+  kiln::TrainOptions o = article_workload(b, b.gpu && kiln::cuda_device_count() > 0 ? "gpu" : "cpu");
+  o.data = "images:" + b.images;
+  o.samples = 0;
+  kiln::loader_sweep(o, b.sweep, std::cout);
+  return 0;
+}
+
 int run(BenchOptions b) {
+  if (b.loader) return run_loader_sweep(b);
   KILN_CHECK(b.samples > 0 && b.batch_size > 0, "--samples and --batch-size must be positive");
   std::cout << fmt::format("kiln bench: the article workload (784-1024-1024-1024-1024-10 MLP, {} samples "
                            "per measured epoch, batch {})\n",
@@ -80,7 +104,8 @@ int run(BenchOptions b) {
   if (b.gpu) {
     for (int i = 0; i < kiln::cuda_device_count(); ++i) {
       const kiln::Device d = kiln::Device::cuda(i);
-      rows.push_back(measure(b, d.str(), fmt::format("{} ({})", kiln::device_name(d), d.str())));
+      const std::string label = fmt::format("{} ({}, {})", kiln::device_name(d), d.str(), b.precision);
+      rows.push_back(measure(b, d.str(), label));
     }
     if (kiln::cuda_device_count() == 0)
       std::cout << "  no GPU: " << kiln::cuda_unavailable_reason() << "\n";
@@ -98,6 +123,7 @@ int run(BenchOptions b) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kiln::prefer_passive_openmp_waiting(argv);  // core/parallel.h: why
   BenchOptions b;
   bool cpu_only = false, gpu_only = false;
   CLI::App app{"kiln bench: the article's CPU-vs-GPU epoch-time table on this machine"};
@@ -109,10 +135,29 @@ int main(int argc, char** argv) {
   app.add_flag("--cpu-only", cpu_only, "measure the CPU only");
   app.add_flag("--gpu-only", gpu_only, "measure the GPUs only");
   app.add_option("--out", b.out_dir, "folder for speedup.md, speedup.csv and speedup.svg")->capture_default_str();
+  app.add_option("--precision", b.precision, "GPU matrix products: fp32 or tf32")->capture_default_str();
+  app.add_flag("--loader", b.loader,
+               "instead of the speedup table: the data-loading sweep, workers x pinned memory x batch size");
+  app.add_option("--images", b.images, "--loader: Fashion-MNIST image folder (kiln-export-images --out DIR)")
+      ->capture_default_str();
+  app.add_option("--loader-workers", b.sweep.workers, "--loader: worker counts to try")->capture_default_str();
+  app.add_option("--loader-batch-sizes", b.sweep.batch_sizes, "--loader: batch sizes to try")->capture_default_str();
+  app.add_option("--loader-steps", b.sweep.steps, "--loader: training steps per setting (0: a whole epoch)")
+      ->capture_default_str();
+  std::vector<int> scaling;
+  app.add_option("--scaling", scaling, "instead: samples/s on the CPU as 1, 2, ... MPI ranks, e.g. --scaling 1,2")
+      ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   b.cpu = !gpu_only;
   b.gpu = !cpu_only;
   try {
+    if (!scaling.empty()) {  // each size is an `mpirun -np k train ...` beside this program
+      const auto train = std::filesystem::canonical("/proc/self/exe").parent_path() / "train";
+      kiln::run_scaling_bench(kiln::article_scaling_job(train.string(), b.samples, b.batch_size, b.workers,
+                                                        b.threads.empty() ? 1 : b.threads.front(), b.out_dir),
+                              scaling, std::cout);
+      return 0;
+    }
     return run(b);
   } catch (const kiln::Error& e) {
     std::cerr << "bench: " << e.what() << "\n";

@@ -1,7 +1,8 @@
 // train: trains a model on one device and reports where the time goes — the article's
 // measurement — ending with a diagnosis of the bottleneck. With only --device it trains the
 // article's network on Fashion-MNIST. Errors print one message and exit 1; Ctrl-C finishes the
-// step, saves a checkpoint (with --checkpoint) and exits 130.
+// step, saves a checkpoint (with --checkpoint) and exits 130. Data parallel over GPUs with
+// --gpus 0,1,2, or as the ranks of `mpirun -np N train ...`; a failing rank ends the whole job.
 #include <CLI/CLI.hpp>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <iostream>
 
 #include <kiln/kiln.h>
+#include <kiln/core/mpi_communicator.h>
 #include <kiln/models/trainer.h>
 #include <kiln/models/tuning.h>
 
@@ -38,16 +40,34 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_flag("--no-shuffle{false}", o.shuffle, "keep the data in file order");
   app.add_option("--threads", o.threads, "CPU compute threads (0: all cores)")->capture_default_str();
   app.add_option("--seed", o.seed, "random seed (weights, order, generated data)")->capture_default_str();
+  app.add_option("--precision", o.precision, "GPU matrix products: fp32 (exact) or tf32 (tensor cores)")
+      ->capture_default_str();
   app.add_option("--checkpoint", o.checkpoint_dir, "folder for checkpoints, written after each epoch");
   app.add_flag("--resume", o.resume, "continue from the checkpoint in --checkpoint");
   app.add_option("--init", o.init, "start from the weights of a safetensors file");
   app.add_option("--log-json", o.log_json, "append one JSON line per epoch to this file");
   app.add_flag("--quiet", o.quiet, "print nothing but errors");
+  app.add_option("--gpus", o.gpus, "data-parallel over these GPUs from one process, e.g. --gpus 0,1,2 (NCCL)")
+      ->delimiter(',');
+  app.add_option("--distributed", o.distributed, "auto (MPI when started by mpirun), none or mpi")
+      ->capture_default_str();
+  app.add_option("--dist-timeout", o.dist_timeout_s, "seconds a collective may wait before the job ends (0: never)")
+      ->capture_default_str();
+  app.add_option("--bucket-mb", o.bucket_mb, "gradient all-reduce bucket size in MiB")->capture_default_str();
+}
+
+// "rank 1 of 4: " under mpirun, so the message says which process failed.
+std::string rank_prefix() {
+  const auto launch = kiln::mpi_launch_from_environment();
+  return launch && launch->world_size > 1
+             ? "rank " + std::to_string(launch->rank) + " of " + std::to_string(launch->world_size) + ": "
+             : std::string();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  kiln::prefer_passive_openmp_waiting(argv);  // core/parallel.h: why
   kiln::TrainOptions options;
   bool find_batch = false, tune = false;
   CLI::App app{"kiln train: train a network and find out where the time goes"};
@@ -55,6 +75,7 @@ int main(int argc, char** argv) {
   app.add_flag("--find-batch-size", find_batch, "find the largest batch that fits and the fastest one");
   app.add_flag("--tune-loader", tune, "try workers x pinned memory and print the best setting");
   CLI11_PARSE(app, argc, argv);
+  if (!options.gpus.empty() && app.count("--device") == 0) options.device = "gpu";
   std::signal(SIGINT, on_interrupt);
   try {
     if (tune) {
@@ -76,10 +97,10 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const kiln::Error& e) {
-    std::cerr << "train: " << e.what() << "\n";
-    return 1;
+    std::cerr << "train: " << rank_prefix() << e.what() << "\n";
   } catch (const std::exception& e) {
-    std::cerr << "train: unexpected error: " << e.what() << "\n";
-    return 1;
+    std::cerr << "train: " << rank_prefix() << "unexpected error: " << e.what() << "\n";
   }
+  kiln::abort_mpi_job_if_running(1);  // the other ranks would wait for this one forever
+  return 1;
 }

@@ -21,11 +21,15 @@ constexpr const char* kForms =
 // Fashion-MNIST's pixel mean and standard deviation over the training set (pixels in [0, 1]).
 constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
 
-std::shared_ptr<const Dataset> first(std::shared_ptr<const Dataset> data, std::int64_t samples) {
+// --samples N: N samples spread evenly over the set (at i * size / N), not its first N, so that a
+// file or folder sorted by class still gives every class (an image folder lists class 0 first).
+std::shared_ptr<const Dataset> spread(std::shared_ptr<const Dataset> data, std::int64_t samples) {
   if (samples <= 0 || samples == data->size()) return data;
   KILN_CHECK(samples <= data->size(), "--samples {} is more than the {} samples of {}", samples,
              data->size(), data->describe());
-  return std::make_shared<SubsetDataset>(std::move(data), 0, samples);
+  std::vector<std::int64_t> indices(static_cast<std::size_t>(samples));
+  for (std::int64_t i = 0; i < samples; ++i) indices[static_cast<std::size_t>(i)] = i * data->size() / samples;
+  return std::make_shared<SubsetDataset>(std::move(data), std::move(indices));
 }
 
 std::shared_ptr<const Dataset> normalized(std::shared_ptr<const Dataset> data, float mean, float stddev) {
@@ -37,7 +41,7 @@ std::shared_ptr<const Dataset> normalized(std::shared_ptr<const Dataset> data, f
 DataSplits fashion_mnist_splits(const std::string& folder, const DataSpecOptions& o) {
   auto train = normalized(fashion_mnist(Split::train, folder), kFashionMean, kFashionStd);
   auto test = normalized(fashion_mnist(Split::test, folder), kFashionMean, kFashionStd);
-  return {first(std::move(train), o.samples), std::move(test)};
+  return {spread(std::move(train), o.samples), std::move(test)};
 }
 
 // The article set: the test split is fresh samples of the same classes, past the train range.
@@ -56,7 +60,7 @@ DataSplits article_splits(const DataSpecOptions& o) {
 // A source without a test split of its own: every tenth sample is held out.
 DataSplits held_out(std::shared_ptr<const Dataset> all, const DataSpecOptions& o) {
   HeldOut split = hold_out_every(std::move(all), 10);
-  return {first(std::move(split.train), o.samples), std::move(split.test)};
+  return {spread(std::move(split.train), o.samples), std::move(split.test)};
 }
 
 // images:DIR — DIR/train and DIR/test when both exist (as kiln-export-images writes them), else
@@ -67,7 +71,7 @@ DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
   if (fs::is_directory(dir + "/train") && fs::is_directory(dir + "/test")) {
     auto train = std::make_shared<ImageFolderDataset>(dir + "/train");
     auto test = std::make_shared<ImageFolderDataset>(dir + "/test");
-    return {first(std::move(train), o.samples), std::move(test)};
+    return {spread(std::move(train), o.samples), std::move(test)};
   }
   return held_out(std::make_shared<ImageFolderDataset>(dir), o);
 }

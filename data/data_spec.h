@@ -16,7 +16,7 @@ struct DataSplits {
 };
 
 struct DataSpecOptions {
-  std::int64_t samples = 0;  // train samples to use; 0 = all (for "article": 160,000)
+  std::int64_t samples = 0;  // train samples to use, spread evenly over the set; 0 = all (article: 160,000)
   std::uint64_t seed = 0;    // for generated data and random transforms
 };
 

@@ -32,7 +32,10 @@ Tensor Sequential::forward_impl(const Tensor& x) {
 
 Tensor Sequential::backward_impl(const Tensor& dy) {
   Tensor g = dy;
-  for (auto it = modules_.rbegin(); it != modules_.rend(); ++it) g = (*it)->backward(g);
+  for (auto it = modules_.rbegin(); it != modules_.rend(); ++it) {
+    g = (*it)->backward(g);
+    if (backward_hook_) backward_hook_(**it);
+  }
   return g;
 }
 

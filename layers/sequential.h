@@ -3,6 +3,7 @@
 // nn.Sequential, and safetensors files move between the two.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -25,6 +26,9 @@ class Sequential : public Module {
   Shape output_shape(const Shape& input) const override;
   // A Keras-style table: layer, output shape and parameters per row, then the total.
   std::string summary(const Shape& input) const;
+  // Called after each layer's backward with that layer, whose parameter gradients are then final
+  // for the step: data-parallel training starts all-reducing them while earlier layers compute.
+  void set_backward_hook(std::function<void(Module& layer)> hook) { backward_hook_ = std::move(hook); }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;
@@ -32,6 +36,7 @@ class Sequential : public Module {
 
  private:
   std::vector<std::shared_ptr<Module>> modules_;
+  std::function<void(Module&)> backward_hook_;
 };
 
 }  // namespace kiln

@@ -16,6 +16,7 @@ constexpr double kInputBoundPercent = 20.0;
 constexpr double kCopyBoundPercent = 15.0;
 constexpr double kLowMemoryFraction = 0.5;
 constexpr double kLowGpuUtilization = 60.0;
+constexpr double kCommunicationBoundPercent = 25.0;  // gradient all-reduce not hidden by compute
 
 std::string worker_advice(const EpochReport& r, int cores) {
   if (r.workers >= cores)
@@ -48,6 +49,12 @@ std::vector<std::string> diagnose(const EpochReport& r, int cores) {
                                 "for data)",
                                 wait));
   }
+  const double allreduce = r.stage_percent(Stage::allreduce);
+  if (allreduce >= kCommunicationBoundPercent)
+    lines.push_back(fmt::format("communication-bound: {:.0f} % of step time in the gradient all-reduce; "
+                                "a larger --batch-size gives each exchange more compute to hide behind, "
+                                "fewer ranks on a slow link exchange less",
+                                allreduce));
   if (r.on_gpu && r.gpu_memory_total_mib > 0 && r.gpu_memory_peak_mib > 0) {
     const double used = r.gpu_memory_peak_mib / r.gpu_memory_total_mib;
     if (used < kLowMemoryFraction) {

@@ -16,7 +16,8 @@ struct EpochReport {
   bool on_gpu = false;
   std::int64_t batch_size = 0;
   std::int64_t batches = 0;
-  std::int64_t samples = 0;
+  std::int64_t samples = 0;        // trained in this epoch (fewer than a whole one with max_steps)
+  std::int64_t epoch_samples = 0;  // in a whole epoch, all ranks together
   int workers = 0;
   bool pin_memory = false;
   int cpu_threads = 0;

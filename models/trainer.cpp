@@ -15,14 +15,17 @@
 #include "kiln/core/gpu_monitor.h"
 #include "kiln/core/memory.h"
 #include "kiln/core/parallel.h"
+#include "kiln/core/precision.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/data/data_spec.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/metrics.h"
 #include "kiln/models/checkpoint.h"
+#include "kiln/models/data_parallel.h"
 #include "kiln/models/diagnosis.h"
 #include "kiln/models/model_spec.h"
 #include "kiln/models/report_format.h"
+#include "kiln/optim/gradient_reducer.h"
 #include "kiln/optim/lr_schedule.h"
 #include "kiln/optim/make_optimizer.h"
 
@@ -40,6 +43,9 @@ void check_options(const TrainOptions& o) {
   KILN_CHECK(o.workers >= 0, "--workers must be >= 0, found {}", o.workers);
   KILN_CHECK(o.threads >= 0, "--threads must be >= 0, found {}", o.threads);
   KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
+  KILN_CHECK(o.bucket_mb > 0, "--bucket-mb must be positive, found {}", o.bucket_mb);
+  KILN_CHECK(o.dist_timeout_s >= 0, "--dist-timeout must be >= 0 seconds (0: no watchdog), found {}",
+             o.dist_timeout_s);
 }
 
 // Everything one run holds, built from the options.
@@ -47,6 +53,10 @@ struct Run {
   const TrainOptions& o;
   std::ostream& out;
   Device device;
+  Communicator& comm;
+  bool root = comm.rank() == 0;  // prints, logs and writes checkpoints
+  std::unique_ptr<GradientReducer> reducer;  // data-parallel runs only
+  FaultInjection faults;
   DataSplits data;
   Model model;
   CrossEntropyLoss loss;
@@ -58,8 +68,8 @@ struct Run {
   TrainingState state;
   bool tty = isatty(STDOUT_FILENO) != 0;
 
-  Run(const TrainOptions& options, std::ostream& stream, Device d, Generator& gen)
-      : o(options), out(stream), device(d),
+  Run(const TrainOptions& options, std::ostream& stream, Device d, Communicator& c, Generator& gen)
+      : o(options), out(stream), device(d), comm(c),
         data(open_data(o.data, {o.samples, o.seed})),
         model(build_model(o.model, data.train->sample_shape(), data.train->num_classes(), gen)),
         profiler(d), metrics(d) {}
@@ -71,6 +81,7 @@ const Tensor& train_step(Run& r, const Batch& batch, std::int64_t step) {
   std::vector<std::int64_t> dims{batch.x.size(0)};
   for (auto d : input.dims()) dims.push_back(d);
   const Tensor x = batch.x.view(Shape(dims));
+  r.faults.at_step(r.comm.rank(), step);
   r.optimizer->set_lr(r.schedule->lr_at(step));
   r.profiler.start(Stage::forward);
   const Tensor& logits = r.model.net->forward(x);
@@ -81,6 +92,11 @@ const Tensor& train_step(Run& r, const Batch& batch, std::int64_t step) {
   r.optimizer->zero_grad();
   r.model.net->backward(r.loss.backward());
   r.profiler.stop(Stage::backward);
+  if (r.reducer) {  // on a GPU this times only the wait for what backward did not hide
+    r.profiler.start(Stage::allreduce);
+    r.reducer->finish();
+    r.profiler.stop(Stage::allreduce);
+  }
   r.profiler.start(Stage::optimizer);
   r.optimizer->step();
   r.profiler.stop(Stage::optimizer);
@@ -97,6 +113,7 @@ void check_finite(float loss, std::int64_t epoch, std::int64_t step, std::int64_
 
 // Test loss and accuracy of the current weights.
 RunningMetrics::Values evaluate(Run& r) {
+  if (r.reducer) broadcast_buffers_from_rank0(*r.model.net, r.comm);
   r.model.net->eval();
   RunningMetrics metrics(r.device);
   CrossEntropyLoss loss;
@@ -107,7 +124,7 @@ RunningMetrics::Values evaluate(Run& r) {
     metrics.update(logits, batch.y, loss.forward(logits, batch.y));
   }
   r.model.net->train();
-  return metrics.read();
+  return sum_over_ranks(metrics.read(), r.comm);
 }
 
 void fill_resources(Run& r, EpochReport& report, double cpu_seconds, GpuMonitor& monitor) {
@@ -174,7 +191,7 @@ EpochReport run_epoch(Run& r, std::int64_t epoch, const std::atomic<bool>* stop,
     const Tensor& loss = train_step(r, batch, r.state.global_step);
     ++r.state.global_step;
     ++done;
-    report.samples += batch.x.size(0);
+    report.samples += batch.x.size(0) * r.comm.world_size();
     if (done % check_every == 0 || done == total) {
       check_finite(loss.item(), epoch + 1, done, last_checked);
       last_checked = done;
@@ -183,19 +200,25 @@ EpochReport run_epoch(Run& r, std::int64_t epoch, const std::atomic<bool>* stop,
       print_progress(r, epoch + 1, done, total, start);
       last_print = Clock::now();
     }
-    if ((stop && stop->load()) || (r.o.max_steps > 0 && done >= r.o.max_steps)) {
-      interrupted = stop && stop->load();
+    // Ranks must stop at the same step: with several, they agree every check_every steps.
+    bool stopping = stop && stop->load();
+    if (r.comm.world_size() > 1)
+      stopping = (done % std::max<std::int64_t>(check_every, 10) == 0 || done == total) &&
+                 any_rank_stopping(stopping, r.comm);
+    if (stopping || (r.o.max_steps > 0 && done >= r.o.max_steps)) {
+      interrupted = stopping;
       break;
     }
   }
   report.batches = done - skip;
+  report.epoch_samples = r.train_loader->samples_per_epoch() * r.comm.world_size();
   r.state.batches_done = done;
   if (!r.o.quiet && r.tty) r.out << "\r" << std::string(100, ' ') << "\r";
   report.stages = r.profiler.read_and_reset();  // waits for the last GPU step
   report.wall_s = seconds_since(start);
   report.samples_per_s = static_cast<double>(report.samples) / std::max(report.wall_s, 1e-9);
   report.lr = r.optimizer->lr();
-  const auto train_values = r.metrics.read();
+  const auto train_values = sum_over_ranks(r.metrics.read(), r.comm);
   report.train_loss = train_values.mean_loss;
   report.train_accuracy = train_values.accuracy;
   fill_resources(r, report, process_cpu_seconds() - cpu_start, monitor);
@@ -210,28 +233,52 @@ void append_json_line(const std::string& path, const EpochReport& report) {
 
 }  // namespace
 
-TrainResult train(const TrainOptions& o, std::ostream& out, const std::atomic<bool>* stop) {
+TrainResult train_replica(const TrainOptions& options, std::ostream& out, const std::atomic<bool>* stop,
+                          Communicator& comm) {
+  TrainOptions o = options;
+  if (comm.rank() != 0) {  // rank 0 speaks for the job
+    o.quiet = true;
+    o.log_json.clear();
+  }
   check_options(o);
+  const int world = comm.world_size();
+  KILN_CHECK(o.batch_size % world == 0,
+             "--batch-size {} is the global batch and must split evenly over the {} ranks; use a multiple "
+             "of {}",
+             o.batch_size, world, world);
   if (o.threads > 0) set_num_threads(o.threads);
-  const Device device = Device::parse(o.device);
+  const Device device = comm.device().is_cuda() ? comm.device() : Device::parse(o.device);
   if (device.is_cuda())
     KILN_CHECK(cuda_available(), "--device={} asks for a GPU, but none can be used: {}; use --device=cpu",
                o.device, cuda_unavailable_reason());
+  KILN_CHECK(comm.device() == device || comm.is_single_process(),
+             "--device={} does not match the communicator ({}), which works on {}", o.device, comm.describe(),
+             comm.device().str());
+  const MatmulPrecision precision = parse_matmul_precision(o.precision);
+  KILN_CHECK(precision == MatmulPrecision::fp32 || device.is_cuda(),
+             "--precision {} is a GPU tensor-core format and the CPU computes in fp32; use --precision fp32",
+             o.precision);
+  set_matmul_precision(precision);
+  check_same_options_on_every_rank(o, comm);
   Generator gen(o.seed);
-  Run r(o, out, device, gen);
+  Run r(o, out, device, comm, gen);
   if (!o.init.empty()) load_weights(o.init, *r.model.net);
   r.model.net->to(device);
 
   DataLoaderOptions lo;
-  lo.batch_size = o.batch_size;
+  lo.batch_size = o.batch_size / world;
   lo.shuffle = o.shuffle;
   lo.seed = o.seed;
   lo.num_workers = o.workers;
   lo.pin_memory = o.pin_memory;
   lo.device = device;
+  lo.rank = comm.rank();
+  lo.world_size = world;
   r.train_loader = std::make_unique<DataLoader>(r.data.train, lo);
   lo.shuffle = false;
-  r.test_loader = std::make_unique<DataLoader>(r.data.test, lo);
+  lo.rank = 0;  // each rank evaluates its own contiguous shard, every sample once over all ranks
+  lo.world_size = 1;
+  r.test_loader = std::make_unique<DataLoader>(evaluation_shard(r.data.test, comm.rank(), world), lo);
   const std::int64_t steps_per_epoch = o.max_steps > 0 ? std::min(o.max_steps, r.train_loader->batches_per_epoch())
                                                        : r.train_loader->batches_per_epoch();
   r.optimizer = make_optimizer(o.optimizer, r.model.net->parameters(), o.lr, o.weight_decay);
@@ -252,16 +299,32 @@ TrainResult train(const TrainOptions& o, std::ostream& out, const std::atomic<bo
                                        r.state.epoch + 1, r.state.global_step);
     }
   }
+  if (!comm.is_single_process()) {
+    broadcast_from_rank0(*r.model.net, comm);  // identical replicas, whatever each loaded
+    const auto bucket_bytes = static_cast<std::size_t>(o.bucket_mb * 1024.0 * 1024.0);
+    r.reducer = std::make_unique<GradientReducer>(r.model.net->parameters(), comm, bucket_bytes);
+    if (comm.overlaps_compute())  // start each bucket as soon as backward has produced it
+      r.model.net->set_backward_hook([&reducer = *r.reducer](Module& layer) {
+        const std::vector<Parameter*> produced = layer.parameters();
+        reducer.ready(produced);
+      });
+  }
   if (!o.quiet) {
     out << fmt::format("kiln train: {} on {} ({}), {}\n", o.model, device.str(), device_name(device),
                        r.data.train->describe());
     out << fmt::format("  test: {}\n", r.data.test->describe());
-    out << fmt::format("  {} parameters; batch {}, {} lr {} ({}), {} workers{}, {} CPU threads\n",
+    out << fmt::format("  {} parameters; batch {}, {} lr {} ({}), {} workers{}, {} CPU threads{}\n",
                        r.model.net->parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule,
-                       o.workers, o.pin_memory ? " pinned" : "", num_threads());
+                       o.workers, o.pin_memory ? " pinned" : "", num_threads(),
+                       device.is_cuda() ? fmt::format(", {} matrix products", o.precision) : "");
+    if (r.reducer)
+      out << fmt::format("  data parallel: {} ranks ({}), {} samples per rank per step, {} gradient bucket{}\n",
+                         world, comm.describe(), o.batch_size / world, r.reducer->bucket_count(),
+                         r.reducer->bucket_count() == 1 ? "" : "s");
   }
 
   TrainResult result;
+  result.world_size = world;
   for (std::int64_t epoch = r.state.epoch; epoch < o.epochs; ++epoch) {
     EpochReport report = run_epoch(r, epoch, stop, result.interrupted);
     if (o.evaluate && !result.interrupted) {
@@ -269,7 +332,7 @@ TrainResult train(const TrainOptions& o, std::ostream& out, const std::atomic<bo
       report.test_loss = test.mean_loss;
       report.test_accuracy = test.accuracy;
     }
-    if (!o.quiet) out << format_epoch_summary(report, o.epochs) << "\n" << format_stage_table(report);
+    if (!o.quiet) out << format_epoch_summary(report, o.epochs) << "\n" << format_stage_table(report) << std::flush;
     if (!o.log_json.empty()) append_json_line(o.log_json, report);
     result.epochs.push_back(report);
     r.state.epoch = epoch;
@@ -277,7 +340,7 @@ TrainResult train(const TrainOptions& o, std::ostream& out, const std::atomic<bo
       r.state.epoch = epoch + 1;
       r.state.batches_done = 0;
     }
-    if (!o.checkpoint_dir.empty()) save_checkpoint(o.checkpoint_dir, *r.model.net, *r.optimizer, r.state);
+    if (!o.checkpoint_dir.empty() && r.root) save_checkpoint(o.checkpoint_dir, *r.model.net, *r.optimizer, r.state);
     if (result.interrupted) break;
   }
   if (!result.epochs.empty()) {

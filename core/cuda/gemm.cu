@@ -1,13 +1,14 @@
-// CUDA GEMM: row-major c (m, n) = alpha * op(a) @ op(b) + beta * c through cuBLAS, in the
-// handle's math mode (core/cuda/runtime.cpp sets pedantic fp32: no TF32, so results match the
-// CPU to 1e-4). k == 0 is handled here (c = beta * c), since cuBLAS rejects a leading dimension of
-// 0.
+// CUDA GEMM: row-major c (m, n) = alpha * op(a) @ op(b) + beta * c through cuBLAS, in pedantic
+// fp32 (no TF32, so results match the CPU to 1e-4) unless the process asked for TF32
+// (core/precision.h). k == 0 is handled here (c = beta * c), since cuBLAS rejects a leading
+// dimension of 0.
 #include <cublas_v2.h>
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/kernels.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/cuda/runtime.h"
+#include "kiln/core/precision.h"
 
 namespace kiln::cuda {
 
@@ -36,6 +37,10 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
   cublasHandle_t handle = cublas_handle(device, stream);
   // alpha and beta are host values.
   KILN_CUBLAS_CHECK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
+  // The handle is shared per thread and stream, so the mode is set for each call (a host-side store).
+  KILN_CUBLAS_CHECK(cublasSetMathMode(handle, matmul_precision() == MatmulPrecision::tf32
+                                                  ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                  : CUBLAS_PEDANTIC_MATH));
   // cuBLAS is column-major, and a row-major (r, c) matrix is the column-major (c, r) matrix of
   // the same memory. So compute cᵀ (n, m) = op(b)ᵀ (n, k) · op(a)ᵀ (k, m) in column-major:
   // b comes first, and each operand keeps its own transpose flag.

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "kiln/core/ops.h"
+#include "kiln/core/precision.h"
 #include "kiln/core/stream.h"
 #include "tests/gpu/gpu_parity.h"
 
@@ -93,6 +94,23 @@ TEST(GemmParity, MatmulMatchesCpu) {
   const Tensor at = random_tensor(Shape{33, 7}, 23), bt = random_tensor(Shape{1000, 33}, 24);
   EXPECT_TRUE(all_close(matmul(on_gpu(at), on_gpu(bt), true, true), matmul(at, bt, true, true),
                         kReductionRtol, gemm_atol(33, 1.0f)));
+}
+
+// --precision tf32: the tensor cores' 10-bit mantissas put the product within about 1e-3 of the
+// CPU's relative to its scale, and (the check that TF32 really ran) not bit-equal to exact fp32.
+TEST(GemmParity, Tf32IsCloseToTheCpuButNotExactFp32) {
+  KILN_REQUIRE_GPU();
+  const std::int64_t m = 256, n = 512, k = 1024;
+  const Tensor a = random_tensor(Shape{m, k}, 31), b = random_tensor(Shape{n, k}, 32);
+  const Tensor expected = matmul(a, b, false, true);
+  const Tensor exact = matmul(on_gpu(a), on_gpu(b), false, true);
+  set_matmul_precision(MatmulPrecision::tf32);
+  const Tensor tf32 = matmul(on_gpu(a), on_gpu(b), false, true);
+  set_matmul_precision(MatmulPrecision::fp32);
+  EXPECT_TRUE(all_close(tf32, expected, 1e-2f, 1e-2f * std::sqrt(static_cast<float>(k))));
+  EXPECT_NE(tf32.to_vector<float>(), exact.to_vector<float>()) << "TF32 gave exact fp32 bits";
+  EXPECT_EQ(matmul(on_gpu(a), on_gpu(b), false, true).to_vector<float>(), exact.to_vector<float>())
+      << "back to fp32 after set_matmul_precision(fp32)";
 }
 
 TEST(GemmParity, OperandsMayBeSlicesOfDeviceTensors) {

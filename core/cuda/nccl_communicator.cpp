@@ -1,0 +1,201 @@
+// NCCL collectives on a communication stream of their own. A collective waits (by an event) for
+// the work already queued on the caller's current stream, then runs beside whatever is queued
+// next there — backward of the layers before the bucket; wait_all() makes the current stream wait
+// for the communication stream. Host values go through a small device buffer.
+#include "kiln/core/cuda/nccl_communicator.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <shared_mutex>
+
+#include "kiln/core/collective_watchdog.h"
+#include "kiln/core/cuda/nccl_check.h"
+#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/error.h"
+#include "kiln/core/log.h"
+#include "kiln/core/mpi_communicator.h"
+
+namespace kiln::cuda {
+
+namespace {
+
+// The communicators made together share their fate. After one rank's error (or a timeout),
+// ncclCommAbort on all of them makes the peers' kernels give up instead of waiting forever. The
+// lock keeps an abort from freeing a communicator while another thread is inside an NCCL call.
+struct NcclGroup {
+  std::shared_mutex mutex;
+  bool aborted = false;
+  std::vector<ncclComm_t> comms;
+
+  void abort_all() noexcept {
+    std::unique_lock lock(mutex);
+    if (aborted) return;
+    aborted = true;
+    for (ncclComm_t comm : comms) (void)ncclCommAbort(comm);
+  }
+};
+
+ncclRedOp_t nccl_op(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::sum: return ncclSum;
+    case CollectiveOp::mean: return ncclAvg;  // averaged inside NCCL: no extra kernel
+    case CollectiveOp::max: return ncclMax;
+  }
+  return ncclSum;
+}
+
+class NcclCommunicator final : public Communicator {
+ public:
+  NcclCommunicator(ncclComm_t comm, int rank, int world_size, int device,
+                   std::shared_ptr<NcclGroup> group, CommunicatorOptions options)
+      : Communicator(rank, world_size, Device::cuda(device)), comm_(comm), device_(device),
+        group_(std::move(group)), stream_(create_stream(device)), ready_(create_event(device)),
+        done_(create_event(device)),
+        watchdog_(options.timeout_s, describe(), [group = group_](const std::string& message) {
+          std::fprintf(stderr, "%s\n", message.c_str());
+          std::fflush(stderr);
+          group->abort_all();
+          abort_mpi_job_if_running(1);
+          std::_Exit(1);
+        }) {}
+
+  ~NcclCommunicator() override {
+    watchdog_.disarm();  // the events it polls go away below
+    std::unique_lock lock(group_->mutex);
+    if (!group_->aborted) {
+      const ncclResult_t status = ncclCommDestroy(comm_);
+      if (status != ncclSuccess) log::warn("ncclCommDestroy: {}", ncclGetErrorString(status));
+    }
+    if (host_scratch_ != nullptr) (void)cudaFree(host_scratch_);
+    destroy_event(ready_);
+    destroy_event(done_);
+  }
+
+  std::string describe() const override {
+    return fmt::format("NCCL rank {} of {} on cuda:{}", rank(), world_size(), device_);
+  }
+  bool overlaps_compute() const override { return true; }
+  void abort() noexcept override { group_->abort_all(); }
+
+ protected:
+  void all_reduce_async_impl(Tensor& x, CollectiveOp op) override {
+    after_current_stream();
+    enqueue([&] {
+      return ncclAllReduce(x.raw_data(), x.raw_data(), static_cast<std::size_t>(x.numel()),
+                           ncclFloat, nccl_op(op), comm_, stream_);
+    });
+    pending_ = fmt::format("all-reduce #{} ({} of {} floats)", ++collectives_,
+                           collective_op_name(op), x.numel());
+  }
+
+  void wait_all_impl() override {
+    if (pending_.empty()) return;
+    record_event(done_, stream_);
+    stream_wait_event(current_stream(device_), done_);
+    // The host does not wait here: the watchdog polls the event from its own thread.
+    watchdog_.arm(pending_, [event = done_] {
+      const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(event));
+      return status != cudaErrorNotReady;  // an error is the training thread's to report
+    });
+    pending_.clear();
+  }
+
+  void broadcast_impl(Tensor& x, int root) override {
+    after_current_stream();
+    enqueue([&] {
+      return ncclBroadcast(x.raw_data(), x.raw_data(), static_cast<std::size_t>(x.numel()),
+                           ncclFloat, root, comm_, stream_);
+    });
+    pending_ =
+        fmt::format("broadcast #{} ({} floats from rank {})", ++collectives_, x.numel(), root);
+  }
+
+  void all_reduce_host_impl(std::span<double> values, CollectiveOp op) override {
+    set_device(device_);
+    const std::size_t bytes = values.size() * sizeof(double);
+    if (bytes > host_scratch_bytes_) {  // grows once to the largest request; steps reuse it
+      if (host_scratch_ != nullptr) KILN_CUDA_CHECK(cudaFree(host_scratch_));
+      host_scratch_ = nullptr;
+      KILN_CUDA_CHECK(cudaMalloc(&host_scratch_, bytes));
+      host_scratch_bytes_ = bytes;
+    }
+    CollectiveWatchdog::Scope watched(
+        watchdog_, fmt::format("all-reduce #{} of {} host values", ++collectives_, values.size()));
+    copy_bytes_async(host_scratch_, values.data(), bytes, stream_);
+    enqueue([&] {
+      return ncclAllReduce(host_scratch_, host_scratch_, values.size(), ncclDouble, nccl_op(op),
+                           comm_, stream_);
+    });
+    copy_bytes_async(values.data(), host_scratch_, bytes, stream_);
+    synchronize_stream(stream_);
+  }
+
+  void barrier_impl() override {
+    double token = 0.0;
+    all_reduce_host_impl(std::span<double>(&token, 1), CollectiveOp::sum);
+  }
+
+ private:
+  // The communication stream starts after what the caller queued so far (the bucket's gradients).
+  void after_current_stream() {
+    set_device(device_);
+    record_event(ready_, current_stream(device_));
+    stream_wait_event(stream_, ready_);
+  }
+
+  template <typename Call> void enqueue(Call&& call) {
+    std::shared_lock lock(group_->mutex);
+    KILN_CHECK(!group_->aborted,
+               "{}: the NCCL communicators were aborted after an error on another "
+               "rank (see its message above)",
+               describe());
+    KILN_NCCL_CHECK(call());
+  }
+
+  ncclComm_t comm_;
+  int device_;
+  std::shared_ptr<NcclGroup> group_;
+  cudaStream_t stream_;
+  void* ready_;  // on the current stream: the inputs are ready
+  void* done_;   // on stream_: every collective so far has finished
+  CollectiveWatchdog watchdog_;
+  std::string pending_;  // the last collective not yet waited for, for the watchdog's message
+  std::size_t collectives_ = 0;
+  void* host_scratch_ = nullptr;
+  std::size_t host_scratch_bytes_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Communicator>> make_nccl_communicators(std::span<const int> devices,
+                                                                   CommunicatorOptions options) {
+  for (int d : devices) check_device(d);
+  auto group = std::make_shared<NcclGroup>();
+  group->comms.resize(devices.size());
+  const int n = static_cast<int>(devices.size());
+  KILN_NCCL_CHECK(ncclCommInitAll(group->comms.data(), n, devices.data()));
+  std::vector<std::unique_ptr<Communicator>> ranks;
+  for (int r = 0; r < n; ++r)
+    ranks.push_back(std::make_unique<NcclCommunicator>(group->comms[static_cast<std::size_t>(r)], r,
+                                                       n, devices[static_cast<std::size_t>(r)],
+                                                       group, options));
+  return ranks;
+}
+
+std::unique_ptr<Communicator> make_nccl_communicator(int device, MpiCommunicator& bootstrap,
+                                                     CommunicatorOptions options) {
+  check_device(device);
+  ncclUniqueId id{};
+  if (bootstrap.rank() == 0) KILN_NCCL_CHECK(ncclGetUniqueId(&id));
+  bootstrap.broadcast_bytes(&id, sizeof id, 0);
+  set_device(device);
+  auto group = std::make_shared<NcclGroup>();
+  group->comms.resize(1);
+  KILN_NCCL_CHECK(ncclCommInitRank(&group->comms[0], bootstrap.world_size(), id, bootstrap.rank()));
+  return std::make_unique<NcclCommunicator>(group->comms[0], bootstrap.rank(),
+                                            bootstrap.world_size(), device, group, options);
+}
+
+}  // namespace kiln::cuda

@@ -1,0 +1,179 @@
+// End-to-end tests of the train and bench programs as a user runs them: exit status, the one-line
+// error message on stderr, and the files bench writes. Small sizes only; the binaries' paths come
+// from CMake (tests/apps/CMakeLists.txt).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "kiln_apps_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Runs `program args` through the shell with stderr sent to a file, as a terminal user would.
+Outcome run(const std::string& program, const std::string& args) {
+  static int counter = 0;  // and the process id: ctest -j runs each test in a process of its own
+  const std::string err_path = ::testing::TempDir() + "kiln_apps_stderr_" + std::to_string(getpid()) + "_" +
+                               std::to_string(counter++);
+  const std::string command = program + " " + args + " 2>" + err_path;
+  Outcome result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) result.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.err = read_file(err_path);
+  std::filesystem::remove(err_path);
+  return result;
+}
+
+Outcome train(const std::string& args) { return run(KILN_TRAIN_BIN, args); }
+Outcome bench(const std::string& args) { return run(KILN_BENCH_BIN, args); }
+
+// A failing run: exit status 1, nothing but one line on stderr starting with the program's name.
+void expect_one_line_error(const Outcome& o, const std::string& program, const std::string& needle) {
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_EQ(o.err.rfind(program + ": ", 0), 0u) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_NE(o.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << o.err;
+}
+
+constexpr const char* kSmallData = "--model mlp:784-32-10 --data article --samples 512 --batch-size 64";
+const std::string kSmallRun = std::string(kSmallData) + " --epochs 1";
+
+}  // namespace
+
+TEST(TrainApp, HelpListsEveryOptionWithItsDefault) {
+  const Outcome o = train("--help");
+  EXPECT_EQ(o.exit_code, 0);
+  for (const char* option : {"--device", "--model", "--data", "--samples", "--epochs", "--batch-size", "--lr",
+                             "--optimizer", "--schedule", "--workers", "--pin-memory", "--no-shuffle", "--threads",
+                             "--seed", "--checkpoint", "--resume", "--init", "--log-json", "--quiet",
+                             "--find-batch-size", "--tune-loader"})
+    EXPECT_NE(o.out.find(option), std::string::npos) << option;
+  EXPECT_NE(o.out.find("=article"), std::string::npos) << "defaults are shown";
+}
+
+TEST(TrainApp, SmallRunPrintsEpochStagesAndDiagnosis) {
+  const std::string dir = fresh_dir("small_run");
+  const Outcome o = train(kSmallRun + " --log-json " + dir + "/log.jsonl");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("epoch 1/1"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("test loss"), std::string::npos);
+  EXPECT_NE(o.out.find("data wait"), std::string::npos);
+  EXPECT_NE(o.out.find("backward"), std::string::npos);
+  EXPECT_NE(o.out.find("diagnosis:"), std::string::npos);
+  EXPECT_NE(read_file(dir + "/log.jsonl").find("\"samples_per_second\""), std::string::npos);
+}
+
+TEST(TrainApp, CheckpointThenResumeRunsToTheEnd) {
+  const std::string dir = fresh_dir("resume");
+  ASSERT_EQ(train(kSmallRun + " --schedule constant --quiet --checkpoint " + dir).exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/model.safetensors"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/state.json"));
+  const Outcome resumed =
+      train(std::string(kSmallData) + " --epochs 2 --schedule constant --checkpoint " + dir + " --resume");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("resuming from"), std::string::npos) << resumed.out;
+  EXPECT_EQ(resumed.out.find("epoch 1/2"), std::string::npos) << "epoch 1 was not trained again";
+  EXPECT_NE(resumed.out.find("epoch 2/2"), std::string::npos);
+}
+
+TEST(TrainApp, UnknownOptimizerNamesTheChoices) {
+  expect_one_line_error(train(kSmallRun + " --optimizer rmsprop"), "train", "adamw");
+}
+
+TEST(TrainApp, UnknownDataKindSaysWhatIsAccepted) {
+  expect_one_line_error(train("--data parquet:x.parquet --epochs 1"), "train", "csv:");
+}
+
+TEST(TrainApp, MissingDataFileIsNamed) {
+  expect_one_line_error(train("--data csv:/nonexistent/kiln.csv --epochs 1"), "train", "/nonexistent/kiln.csv");
+}
+
+TEST(TrainApp, BadModelSpecIsExplained) {
+  expect_one_line_error(train("--model mlp:784-x-10 --data article --samples 64 --epochs 1"), "train", "mlp:");
+}
+
+TEST(TrainApp, ResumeWithoutCheckpointFolder) {
+  expect_one_line_error(train(kSmallRun + " --resume"), "train", "--checkpoint");
+}
+
+TEST(TrainApp, GpuWithoutAUsableGpuFailsClearly) {
+  // Every CI and development machine of this project lacks a GPU; on a GPU machine, skip.
+  const Outcome o = train(kSmallRun + " --device gpu");
+  if (o.exit_code == 0) GTEST_SKIP() << "a GPU is usable here";
+  expect_one_line_error(o, "train", "GPU");
+}
+
+TEST(TrainApp, PrecisionIsCheckedAndTf32NeedsAGpu) {
+  expect_one_line_error(train(kSmallRun + " --precision fp16"), "train", "expected fp32 or tf32");
+  expect_one_line_error(train(kSmallRun + " --precision tf32"), "train", "use --precision fp32");
+}
+
+TEST(TrainApp, DivergingLossNamesEpochAndStep) {
+  const Outcome o = train(kSmallRun + " --lr 1e30 --optimizer sgd");
+  expect_one_line_error(o, "train", "in epoch 1 at step");
+}
+
+TEST(TrainApp, UnparsableNumberIsACommandLineError) {
+  const Outcome o = train("--epochs ten");
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.err.find("--epochs"), std::string::npos) << o.err;
+}
+
+TEST(BenchApp, WritesTheSpeedupTableAsMarkdownCsvAndSvg) {
+  const std::string dir = fresh_dir("bench");
+  const Outcome o = bench("--cpu-only --threads 1 --samples 512 --batch-size 64 --out " + dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string md = read_file(dir + "/speedup.md");
+  EXPECT_EQ(md.rfind("| device | s / epoch (160k samples) | 160 epochs | speedup vs slowest | note |", 0), 0u) << md;
+  for (const char* row : {"laptop CPU (i7, 4 cores) [article] | 1474.0 | 3 days |", "GTX 1080 Ti [article] | 36.0 |",
+                          "| CPU, 1 thread (this machine) |", "scaled from 512 samples"})
+    EXPECT_NE(md.find(row), std::string::npos) << row << "\n" << md;
+  EXPECT_NE(o.out.find(md), std::string::npos) << "the table printed is the table written";
+  const std::string csv = read_file(dir + "/speedup.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;  // header, 3 article rows, 1 measured
+  EXPECT_NE(read_file(dir + "/speedup.svg").find("<svg"), std::string::npos);
+}
+
+TEST(BenchApp, LoaderSweepWithoutImageFolderSaysHowToMakeIt) {
+  expect_one_line_error(bench("--loader --images /nonexistent/fmnist"), "bench", "kiln-export-images --out");
+}
+
+TEST(BenchApp, LoaderSweepOnASmallImageFolder) {
+  const std::string dir = fresh_dir("images");
+  ASSERT_EQ(run(KILN_EXPORT_IMAGES_BIN, "--out " + dir + " --limit 256").exit_code, 0);
+  const Outcome o = bench("--loader --images " + dir +
+                          " --loader-workers 0 2 --loader-batch-sizes 32 64 --loader-steps 3 --cpu-only");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("epoch s"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("batch 32: best --workers"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("batch 64: best --workers"), std::string::npos) << o.out;
+}
