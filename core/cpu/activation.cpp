@@ -46,7 +46,11 @@ void activation_backward(Activation f, Index n, const float* x, const float* y, 
                          float* dx, float alpha) {
   switch (f) {
     case Activation::relu:
-      return for_each_index(n, [=](Index i) { dx[i] = x[i] > 0.0f ? dy[i] : 0.0f; });
+      // dy is read unconditionally: a load under the condition would keep GCC from vectorising.
+      return for_each_index(n, [=](Index i) {
+        const float g = dy[i];
+        dx[i] = x[i] > 0.0f ? g : 0.0f;
+      });
     case Activation::leaky_relu:
       return for_each_index(n, [=](Index i) { dx[i] = x[i] > 0.0f ? dy[i] : alpha * dy[i]; });
     case Activation::sigmoid:

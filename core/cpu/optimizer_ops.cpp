@@ -31,11 +31,21 @@ void sgd_step(int count, const Index* sizes, float* const* params, const float* 
       });
     } else {
       float* buf = momentum_buffers[t];
-      for_each_index(sizes[t], [=](Index i) {
-        float b = first_step ? 0.0f : buf[i];  // the first step only writes the buffer
-        p[i] = sgd_update(c, first_step, p[i], g[i], b);
-        buf[i] = b;
-      });
+      // Two loops rather than "first_step ? 0 : buf[i]": a load under a condition keeps GCC
+      // from vectorising, and this pass over every parameter is memory-bound.
+      if (first_step) {  // the first step only writes the buffer (it holds uninitialised memory)
+        for_each_index(sizes[t], [=](Index i) {
+          float b = 0.0f;
+          p[i] = sgd_update(c, true, p[i], g[i], b);
+          buf[i] = b;
+        });
+      } else {
+        for_each_index(sizes[t], [=](Index i) {
+          float b = buf[i];
+          p[i] = sgd_update(c, false, p[i], g[i], b);
+          buf[i] = b;
+        });
+      }
     }
   }
 }
