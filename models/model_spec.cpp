@@ -85,4 +85,10 @@ Model build_model(const std::string& spec, const Shape& sample_shape, std::int32
   return model;
 }
 
+Tensor Model::as_input(const Tensor& batch) const {
+  std::vector<std::int64_t> dims{batch.size(0)};
+  dims.insert(dims.end(), input_shape.dims().begin(), input_shape.dims().end());
+  return batch.view(Shape(std::move(dims)));
+}
+
 }  // namespace kiln

@@ -17,6 +17,9 @@ struct Model {
   // One sample as the network takes it: (784) for an MLP, (1, 28, 28) for lenet5. A batch of
   // (B, sample shape of the data) is viewed as (B, input_shape) — free, the same elements.
   Shape input_shape;
+
+  // A batch (B, sample shape of the data) as the network takes it, (B, input_shape): a view.
+  Tensor as_input(const Tensor& batch) const;
 };
 
 // sample_shape: one sample's shape in the data, e.g. (1, 28, 28); classes: the label count.

@@ -77,10 +77,7 @@ struct Run {
 
 // Forward, loss, backward and update for one batch; returns the loss tensor (on the device).
 const Tensor& train_step(Run& r, const Batch& batch, std::int64_t step) {
-  Shape input = r.model.input_shape;
-  std::vector<std::int64_t> dims{batch.x.size(0)};
-  for (auto d : input.dims()) dims.push_back(d);
-  const Tensor x = batch.x.view(Shape(dims));
+  const Tensor x = r.model.as_input(batch.x);
   r.faults.at_step(r.comm.rank(), step);
   r.optimizer->set_lr(r.schedule->lr_at(step));
   r.profiler.start(Stage::forward);
@@ -118,9 +115,7 @@ RunningMetrics::Values evaluate(Run& r) {
   RunningMetrics metrics(r.device);
   CrossEntropyLoss loss;
   for (const Batch& batch : *r.test_loader) {
-    std::vector<std::int64_t> dims{batch.x.size(0)};
-    for (auto d : r.model.input_shape.dims()) dims.push_back(d);
-    const Tensor& logits = r.model.net->forward(batch.x.view(Shape(dims)));
+    const Tensor& logits = r.model.net->forward(r.model.as_input(batch.x));
     metrics.update(logits, batch.y, loss.forward(logits, batch.y));
   }
   r.model.net->train();

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/data/file_testing.h"
+
 namespace {
 
 struct Outcome {
@@ -28,12 +30,6 @@ std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
-std::string fresh_dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "kiln_apps_" + name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 
 // Runs `program args` through the shell with stderr sent to a file, as a terminal user would.
 Outcome run(const std::string& program, const std::string& args) {
@@ -81,7 +77,7 @@ TEST(TrainApp, HelpListsEveryOptionWithItsDefault) {
 }
 
 TEST(TrainApp, SmallRunPrintsEpochStagesAndDiagnosis) {
-  const std::string dir = fresh_dir("small_run");
+  const std::string dir = kiln::testing::fresh_folder("apps_small_run").string();
   const Outcome o = train(kSmallRun + " --log-json " + dir + "/log.jsonl");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("epoch 1/1"), std::string::npos) << o.out;
@@ -93,7 +89,7 @@ TEST(TrainApp, SmallRunPrintsEpochStagesAndDiagnosis) {
 }
 
 TEST(TrainApp, CheckpointThenResumeRunsToTheEnd) {
-  const std::string dir = fresh_dir("resume");
+  const std::string dir = kiln::testing::fresh_folder("apps_resume").string();
   ASSERT_EQ(train(kSmallRun + " --schedule constant --quiet --checkpoint " + dir).exit_code, 0);
   EXPECT_TRUE(std::filesystem::exists(dir + "/model.safetensors"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/state.json"));
@@ -149,7 +145,7 @@ TEST(TrainApp, UnparsableNumberIsACommandLineError) {
 }
 
 TEST(BenchApp, WritesTheSpeedupTableAsMarkdownCsvAndSvg) {
-  const std::string dir = fresh_dir("bench");
+  const std::string dir = kiln::testing::fresh_folder("apps_bench").string();
   const Outcome o = bench("--cpu-only --threads 1 --samples 512 --batch-size 64 --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const std::string md = read_file(dir + "/speedup.md");
@@ -168,7 +164,7 @@ TEST(BenchApp, LoaderSweepWithoutImageFolderSaysHowToMakeIt) {
 }
 
 TEST(BenchApp, LoaderSweepOnASmallImageFolder) {
-  const std::string dir = fresh_dir("images");
+  const std::string dir = kiln::testing::fresh_folder("apps_images").string();
   ASSERT_EQ(run(KILN_EXPORT_IMAGES_BIN, "--out " + dir + " --limit 256").exit_code, 0);
   const Outcome o = bench("--loader --images " + dir +
                           " --loader-workers 0 2 --loader-batch-sizes 32 64 --loader-steps 3 --cpu-only");
