@@ -5,20 +5,14 @@
 #include <cmath>
 
 #include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/parallel_loop.h"
 
 namespace kiln::cpu {
 
 namespace {
 
-constexpr Index kParallelMin = 32768;
 constexpr float kSqrtHalf = 0.70710678118654752f;    // 1 / sqrt(2)
 constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1 / sqrt(2 pi)
-
-// Applies f(i) for i in [0, n), on the OpenMP pool when n is large enough to pay for it.
-template <typename F> void for_each_index(Index n, F f) {
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
-  for (Index i = 0; i < n; ++i) f(i);
-}
 
 // Phi(x), the standard normal CDF. 0.5 * erfc(-x / sqrt 2) rather than 0.5 * (1 + erf(x / sqrt 2)):
 // the latter cancels catastrophically for x < -2.

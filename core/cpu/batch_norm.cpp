@@ -6,12 +6,11 @@
 #include <cmath>
 
 #include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/parallel_loop.h"
 
 namespace kiln::cpu {
 
 namespace {
-
-constexpr Index kParallelMin = 32768;
 
 // Calls f(value_index) for every element of channel ch, in (i, j) order.
 template <typename F> void for_channel(Index n, Index c, Index l, Index ch, F&& f) {

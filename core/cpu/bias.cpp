@@ -4,11 +4,11 @@
 #include <algorithm>
 
 #include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/parallel_loop.h"
 
 namespace kiln::cpu {
 
 namespace {
-constexpr Index kParallelMin = 32768;
 constexpr Index kColumnBlock = 64;  // columns per task: its double sums stay in registers/L1
 }  // namespace
 

@@ -2,13 +2,10 @@
 // as a float in [0, 1), are >= p. The same expressions run in core/cuda/dropout.cu, so the two
 // devices draw the same mask bit for bit, whatever the thread count.
 #include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/parallel_loop.h"
 #include "kiln/core/philox.h"
 
 namespace kiln::cpu {
-
-namespace {
-constexpr Index kParallelMin = 32768;
-}  // namespace
 
 void dropout_forward(Index n, std::uint64_t seed, std::uint64_t offset, float p, float scale,
                      const float* x, float* y, float* mask) {

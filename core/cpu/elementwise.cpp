@@ -5,19 +5,9 @@
 #include <cstdint>
 
 #include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/parallel_loop.h"
 
 namespace kiln::cpu {
-
-namespace {
-
-constexpr Index kParallelMin = 32768;
-
-template <typename F> void for_each_index(Index n, F f) {
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
-  for (Index i = 0; i < n; ++i) f(i);
-}
-
-}  // namespace
 
 void binary(BinaryOp op, Index n, const float* a, const float* b, float* out) {
   // One loop per op, so the compiler vectorises each without a branch inside.

@@ -5,19 +5,9 @@
 #include <cmath>
 
 #include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/parallel_loop.h"
 
 namespace kiln::cpu {
-
-namespace {
-
-constexpr Index kParallelMin = 32768;
-
-template <typename F> void for_each_index(Index n, F f) {
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
-  for (Index i = 0; i < n; ++i) f(i);
-}
-
-}  // namespace
 
 void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
               float* const* momentum_buffers, const SgdConfig& c, bool first_step) {
@@ -56,7 +46,7 @@ void adam_step(int count, const Index* sizes, float* const* params, const float*
   for (int t = 0; t < count; ++t) {
     float *p = params[t], *m = exp_avg[t], *v = exp_avg_sq[t];
     const float* g = grads[t];
-    for_each_index(sizes[t], [=, &c, &s](Index i) {
+    for_each_index(sizes[t], [=](Index i) {
       float mi = m[i], vi = v[i];
       p[i] = adam_update(c, s, p[i], g[i], mi, vi);
       m[i] = mi;

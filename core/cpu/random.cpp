@@ -6,12 +6,12 @@
 #include <cstdint>
 
 #include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/parallel_loop.h"
 #include "kiln/core/philox.h"
 
 namespace kiln::cpu {
 
 namespace {
-constexpr Index kParallelMin = 32768;
 constexpr float kTwoPi = 6.28318530717958648f;
 constexpr float kTwoToMinus24 = 1.0f / 16777216.0f;
 }  // namespace
