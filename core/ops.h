@@ -22,6 +22,18 @@ void gemm(const Tensor& a, bool trans_a, const Tensor& b, bool trans_b, Tensor& 
 // Allocating convenience: returns op(a) @ op(b).
 Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b = false);
 
+// ---- linear.cpp
+// A Linear layer's forward with its bias and, when relu, the ReLU done in the GEMM itself:
+// x: (N, in), weight: (out, in), bias: (out) or an undefined tensor for none, y: (N, out) ->
+// y = x @ weightᵀ + bias, then max(y, 0) when relu. CPU: y starts as the bias rows and the GEMM
+// accumulates into them (no zero fill, no bias pass), the ReLU runs in place. CUDA: one cuBLASLt
+// matmul with the BIAS, RELU_BIAS or RELU epilogue, at the process's matmul precision.
+void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, Tensor& y,
+                    bool relu = false);
+// How many GPU linear_forward calls of this process found no cuBLASLt algorithm and ran as a
+// GEMM and the bias and ReLU kernels instead (same result, no fusion); 0 without CUDA.
+std::int64_t linear_forward_fallbacks();
+
 // ---- bias.cpp
 // y: (rows, C) viewed from any shape whose last axis is C, bias: (C) -> y += bias per row.
 void bias_add(Tensor& y, const Tensor& bias);

@@ -17,11 +17,17 @@ MatmulPrecision matmul_precision() { return g_precision.load(std::memory_order_r
 MatmulPrecision parse_matmul_precision(const std::string& name) {
   if (name == "fp32") return MatmulPrecision::fp32;
   if (name == "tf32") return MatmulPrecision::tf32;
-  KILN_THROW("unknown precision '{}': expected fp32 or tf32 (bf16 mixed precision is not built yet)", name);
+  if (name == "bf16") return MatmulPrecision::bf16;
+  KILN_THROW("unknown precision '{}': expected fp32, tf32 or bf16", name);
 }
 
 const char* matmul_precision_name(MatmulPrecision precision) {
-  return precision == MatmulPrecision::tf32 ? "tf32" : "fp32";
+  switch (precision) {
+    case MatmulPrecision::fp32: return "fp32";
+    case MatmulPrecision::tf32: return "tf32";
+    case MatmulPrecision::bf16: return "bf16";
+  }
+  return "fp32";
 }
 
 }  // namespace kiln

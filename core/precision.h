@@ -1,8 +1,13 @@
-// The precision of matrix products on the GPU, chosen once per process (--precision): exact fp32,
-// kiln's default, whose results match the CPU to 1e-4; or TF32, where cuBLAS runs fp32 GEMMs on
-// the tensor cores with 10-bit mantissas (about 1e-3 relative error, several times the
-// throughput on Ampere and later). The CPU always computes in fp32. Convolutions (cuDNN) stay
-// fp32 in both.
+// The precision of matrix products on the GPU, chosen once per process (--precision):
+// - fp32, kiln's default: exact fp32, results match the CPU to 1e-4;
+// - tf32: cuBLAS rounds the fp32 inputs of each GEMM to TF32 (10-bit mantissa) on the tensor
+//   cores and accumulates in fp32 (about 1e-3 relative error, several times the throughput on
+//   Ampere and later);
+// - bf16: the same with bfloat16 inputs (7-bit mantissa, about 1e-2 relative error, twice TF32's
+//   tensor-core rate on Hopper). Weights, gradients, optimizer state and activations stay fp32 in
+//   memory, so the fp32 weights are the master copy and no loss scaling is needed (bf16 has
+//   fp32's exponent range); activations are not stored in bf16, so memory use does not drop.
+// The CPU always computes in fp32. Convolutions (cuDNN) stay fp32 in every mode.
 #pragma once
 
 #include <string>
@@ -10,12 +15,12 @@
 // Kept free of fmt: core/cuda/gemm.cu includes it, and fmt 9 does not compile under nvcc in C++20.
 namespace kiln {
 
-enum class MatmulPrecision : unsigned char { fp32, tf32 };
+enum class MatmulPrecision : unsigned char { fp32, tf32, bf16 };
 
 void set_matmul_precision(MatmulPrecision precision);
 MatmulPrecision matmul_precision();
 
-// "fp32" or "tf32"; throws kiln::Error naming the accepted values otherwise.
+// "fp32", "tf32" or "bf16"; throws kiln::Error naming the accepted values otherwise.
 MatmulPrecision parse_matmul_precision(const std::string& name);
 const char* matmul_precision_name(MatmulPrecision precision);
 

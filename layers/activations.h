@@ -12,6 +12,7 @@ class ActivationLayer : public Module {
   explicit ActivationLayer(Activation kind, float alpha = 0.01f) : kind_(kind), alpha_(alpha) {}
   std::string describe() const override;
   Shape output_shape(const Shape& input) const override { return input; }
+  Activation kind() const { return kind_; }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;

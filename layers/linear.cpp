@@ -1,7 +1,8 @@
-// Linear forward and backward as three GEMMs and the bias ops.
+// Linear forward (one fused op) and backward (three GEMMs and the bias gradient).
 #include "kiln/layers/linear.h"
 
 #include <cmath>
+#include <utility>
 
 #include "kiln/core/ops.h"
 
@@ -31,10 +32,20 @@ Shape Linear::output_shape(const Shape& input) const {
   return Shape{input[0], out_};
 }
 
+Tensor Linear::forward_relu(const Tensor& x) {
+  relu_requested_ = true;
+  try {
+    return forward(x);
+  } catch (...) {
+    relu_requested_ = false;  // a rejected input must not leave the next plain forward ReLU'd
+    throw;
+  }
+}
+
 Tensor Linear::forward_impl(const Tensor& x) {
+  relu_applied_ = std::exchange(relu_requested_, false);
   Tensor& y = reuse(y_, {x.size(0), out_});
-  gemm(x, false, weight_->value, true, y);  // (N, in) @ (out, in)ᵀ
-  if (bias_) bias_add(y, bias_->value);
+  linear_forward(x, weight_->value, bias_ ? bias_->value : Tensor(), y, relu_applied_);
   if (is_training()) x_ = x;
   return y;
 }
@@ -42,10 +53,15 @@ Tensor Linear::forward_impl(const Tensor& x) {
 Tensor Linear::backward_impl(const Tensor& dy) {
   KILN_CHECK(x_.defined() && x_.size(0) == dy.size(0),
              "{}: backward needs the input of a forward made in training mode", describe());
-  gemm(dy, true, x_, false, weight_->grad, 1.0f, 1.0f);  // dW += dyᵀ @ x: (out, N) @ (N, in)
-  if (bias_) bias_grad(dy, bias_->grad);
+  Tensor dpre = dy;
+  if (relu_applied_) {  // ReLU'(pre) is [pre > 0], and pre > 0 exactly where the output y > 0
+    dpre = reuse(dpre_, dy.shape());
+    activation_backward(Activation::relu, y_, y_, dy, dpre);
+  }
+  gemm(dpre, true, x_, false, weight_->grad, 1.0f, 1.0f);  // dW += dyᵀ @ x: (out, N) @ (N, in)
+  if (bias_) bias_grad(dpre, bias_->grad);
   Tensor& dx = reuse(dx_, {dy.size(0), in_});
-  gemm(dy, false, weight_->value, false, dx);  // (N, out) @ (out, in)
+  gemm(dpre, false, weight_->value, false, dx);  // (N, out) @ (out, in)
   return dx;
 }
 

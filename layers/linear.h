@@ -1,5 +1,7 @@
 // Linear: y = x Wᵀ + b, W: (out, in), b: (out), initialised as PyTorch's nn.Linear does
 // (Kaiming-uniform with a = sqrt(5), i.e. U(-1/sqrt(in), 1/sqrt(in)), for W and for b).
+// forward_relu computes ReLU(x Wᵀ + b) in one op (linear_forward's fused epilogue); Sequential
+// uses it for a Linear followed by a ReLU, whose own forward and backward it then skips.
 #pragma once
 
 #include "kiln/core/random.h"
@@ -15,6 +17,8 @@ class Linear : public Module {
   Shape output_shape(const Shape& input) const override;  // (N, in) -> (N, out)
   Parameter& weight() { return *weight_; }
   Parameter* bias() { return bias_; }
+  // ReLU(forward(x)) in one op; the next backward then takes the gradient of that ReLU'd output.
+  Tensor forward_relu(const Tensor& x);
 
  protected:
   Tensor forward_impl(const Tensor& x) override;   // x: (N, in) -> y: (N, out)
@@ -26,6 +30,9 @@ class Linear : public Module {
   Parameter* bias_ = nullptr;
   Tensor x_;  // the input of the last forward, for the weight gradient
   Tensor y_, dx_;
+  Tensor dpre_;                 // the gradient before the fused ReLU
+  bool relu_requested_ = false;  // set by forward_relu for the forward_impl it calls
+  bool relu_applied_ = false;    // whether the last forward's output was ReLU'd
 };
 
 }  // namespace kiln

@@ -1,6 +1,9 @@
 // Sequential chaining and its summary table.
 #include "kiln/layers/sequential.h"
 
+#include "kiln/layers/activations.h"
+#include "kiln/layers/linear.h"
+
 namespace kiln {
 
 Sequential::Sequential(std::vector<std::shared_ptr<Module>> modules) {
@@ -24,17 +27,35 @@ Shape Sequential::output_shape(const Shape& input) const {
   return shape;
 }
 
+Linear* Sequential::fused_linear_at(std::size_t i) const {
+  if (i + 1 >= modules_.size()) return nullptr;
+  const auto* next = dynamic_cast<const ActivationLayer*>(modules_[i + 1].get());
+  if (next == nullptr || next->kind() != Activation::relu) return nullptr;
+  return dynamic_cast<Linear*>(modules_[i].get());
+}
+
 Tensor Sequential::forward_impl(const Tensor& x) {
   Tensor h = x;
-  for (auto& m : modules_) h = m->forward(h);
+  for (std::size_t i = 0; i < modules_.size(); ++i) {
+    if (Linear* linear = fused_linear_at(i)) {
+      h = linear->forward_relu(h);
+      ++i;  // the ReLU is done
+    } else {
+      h = modules_[i]->forward(h);
+    }
+  }
   return h;
 }
 
 Tensor Sequential::backward_impl(const Tensor& dy) {
   Tensor g = dy;
-  for (auto it = modules_.rbegin(); it != modules_.rend(); ++it) {
-    g = (*it)->backward(g);
-    if (backward_hook_) backward_hook_(**it);
+  for (std::size_t i = modules_.size(); i-- > 0;) {
+    if (i > 0 && fused_linear_at(i - 1) != nullptr) {  // a fused ReLU: its Linear takes g as it is
+      if (backward_hook_) backward_hook_(*modules_[i]);
+      continue;
+    }
+    g = modules_[i]->backward(g);
+    if (backward_hook_) backward_hook_(*modules_[i]);
   }
   return g;
 }

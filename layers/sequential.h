@@ -1,6 +1,8 @@
 // Sequential: modules applied in order; backward runs them in reverse. Children are named
 // "layers.<i>", so parameters read "layers.0.weight" as in a PyTorch model whose `layers` is an
-// nn.Sequential, and safetensors files move between the two.
+// nn.Sequential, and safetensors files move between the two. A Linear followed by a ReLU runs as
+// one fused op (Linear::forward_relu: the bias and ReLU in the GEMM's epilogue on the GPU); the
+// ReLU module stays in the list, in summaries and names, but its forward and backward are skipped.
 #pragma once
 
 #include <functional>
@@ -35,6 +37,9 @@ class Sequential : public Module {
   Tensor backward_impl(const Tensor& dy) override;
 
  private:
+  // The Linear at modules_[i] when modules_[i + 1] is a ReLU it absorbs, else null.
+  class Linear* fused_linear_at(std::size_t i) const;
+
   std::vector<std::shared_ptr<Module>> modules_;
   std::function<void(Module&)> backward_hook_;
 };

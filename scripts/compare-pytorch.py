@@ -5,7 +5,9 @@ For each batch size, kiln's `train` and a PyTorch loop train the article network
 (784-1024-1024-1024-1024-10 MLP, ReLU, SGD with momentum 0.9, cross-entropy) for one epoch of
 --samples samples on the same device, alternating kiln and PyTorch, --repeats times; the table
 shows the median samples/s of each and their ratio. PyTorch uses its defaults, as a user would
-(its own thread count on the CPU; fp32, or TF32 matrix products with --precision tf32).
+(its own thread count on the CPU). On a GPU, --precision tf32 / bf16 lets both round the fp32
+inputs of each matrix product to TF32 / bfloat16 on the tensor cores and accumulate in fp32
+(PyTorch: torch.set_float32_matmul_precision("high" / "medium")), storage staying fp32.
 
 Data: with --data memory (the default, needs numpy) both train on the same random samples held
 in memory: PyTorch as tensors, kiln from a .npy file it loads whole (`--data npy:`), batches
@@ -94,7 +96,7 @@ def main():
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 256, 1024])
     parser.add_argument("--samples", type=int, default=12800, help="samples per measured epoch")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--precision", default="fp32", choices=["fp32", "tf32"], help="GPU matrix products")
+    parser.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"], help="GPU matrix products")
     parser.add_argument("--build", default="build", help="kiln's build folder")
     parser.add_argument("--data", default="memory", choices=["memory", "article"],
                         help="memory: the same random samples in memory for both; article: kiln generates them")
@@ -112,7 +114,8 @@ def main():
         if args.device != "cpu":
             if not torch.cuda.is_available():
                 sys.exit("compare-pytorch: PyTorch sees no GPU; use --device cpu")
-            torch.backends.cuda.matmul.allow_tf32 = args.precision == "tf32"
+            # The same rounding as kiln's --precision: fp32 inputs to TF32 / bf16, fp32 accumulation.
+            torch.set_float32_matmul_precision({"fp32": "highest", "tf32": "high", "bf16": "medium"}[args.precision])
         torch_version = torch.__version__
         threads = torch.get_num_threads()
     except ImportError:

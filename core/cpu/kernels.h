@@ -17,6 +17,10 @@ using Index = std::int64_t;
 void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
           const float* b, float beta, float* c);
 
+// linear.cpp — y (n, out) = x (n, in) · w (out, in)ᵀ + bias (out, or null), ReLU'd when relu.
+void linear_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
+                    bool relu, float* y);
+
 // bias.cpp — y (rows, cols) += bias (cols); dbias (cols) += column sums of dy (rows, cols).
 void bias_add(Index rows, Index cols, const float* bias, float* y);
 void bias_grad(Index rows, Index cols, const float* dy, float* dbias);

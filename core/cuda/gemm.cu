@@ -1,14 +1,14 @@
 // CUDA GEMM: row-major c (m, n) = alpha * op(a) @ op(b) + beta * c through cuBLAS, in pedantic
-// fp32 (no TF32, so results match the CPU to 1e-4) unless the process asked for TF32
-// (core/precision.h). k == 0 is handled here (c = beta * c), since cuBLAS rejects a leading
-// dimension of 0.
+// fp32 (so results match the CPU to 1e-4) unless the process asked for TF32 or bf16 tensor-core
+// math (core/precision.h, core/cuda/compute_type.h). k == 0 is handled here (c = beta * c), since
+// cuBLAS rejects a leading dimension of 0.
 #include <cublas_v2.h>
 
 #include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/compute_type.h"
 #include "kiln/core/cuda/kernels.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/cuda/runtime.h"
-#include "kiln/core/precision.h"
 
 namespace kiln::cuda {
 
@@ -38,9 +38,8 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
   // alpha and beta are host values.
   KILN_CUBLAS_CHECK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
   // The handle is shared per thread and stream, so the mode is set for each call (a host-side store).
-  KILN_CUBLAS_CHECK(cublasSetMathMode(handle, matmul_precision() == MatmulPrecision::tf32
-                                                  ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                  : CUBLAS_PEDANTIC_MATH));
+  const MatmulPrecision precision = matmul_precision();
+  KILN_CUBLAS_CHECK(cublasSetMathMode(handle, math_mode(precision)));
   // cuBLAS is column-major, and a row-major (r, c) matrix is the column-major (c, r) matrix of
   // the same memory. So compute cᵀ (n, m) = op(b)ᵀ (n, k) · op(a)ᵀ (k, m) in column-major:
   // b comes first, and each operand keeps its own transpose flag.
@@ -51,8 +50,9 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
   const Index ld_b = trans_b ? k : n;
   const Index ld_a = trans_a ? m : k;
   // The 64-bit API: no silent int truncation for a dimension or leading dimension past 2^31.
-  KILN_CUBLAS_CHECK(
-      cublasSgemm_64(handle, op_b, op_a, n, m, k, &alpha, b, ld_b, a, ld_a, &beta, c, n));
+  KILN_CUBLAS_CHECK(cublasGemmEx_64(handle, op_b, op_a, n, m, k, &alpha, b, CUDA_R_32F, ld_b, a,
+                                    CUDA_R_32F, ld_a, &beta, c, CUDA_R_32F, n,
+                                    compute_type(precision), CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace kiln::cuda

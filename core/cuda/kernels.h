@@ -19,6 +19,14 @@ using Index = std::int64_t;
 void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
           const float* b, float beta, float* c, cudaStream_t stream);
 
+// linear.cu — y (n, out) = x (n, in) · w (out, in)ᵀ + bias (out, or null), ReLU'd when relu,
+// through cuBLASLt's epilogues.
+void linear_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
+                    bool relu, float* y, cudaStream_t stream);
+// How many linear_forward calls of this process found no cuBLASLt algorithm and took the GEMM +
+// bias + ReLU kernels instead (the GPU tests check that cuBLASLt served the usual shapes).
+std::int64_t linear_forward_fallbacks();
+
 // bias.cu
 void bias_add(Index rows, Index cols, const float* bias, float* y, cudaStream_t stream);
 void bias_grad(Index rows, Index cols, const float* dy, float* dbias, cudaStream_t stream);

@@ -129,7 +129,7 @@ TEST(TrainApp, GpuWithoutAUsableGpuFailsClearly) {
 }
 
 TEST(TrainApp, PrecisionIsCheckedAndTf32NeedsAGpu) {
-  expect_one_line_error(train(kSmallRun + " --precision fp16"), "train", "expected fp32 or tf32");
+  expect_one_line_error(train(kSmallRun + " --precision fp16"), "train", "expected fp32, tf32 or bf16");
   expect_one_line_error(train(kSmallRun + " --precision tf32"), "train", "use --precision fp32");
 }
 

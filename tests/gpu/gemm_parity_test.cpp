@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kiln/core/ops.h"
 #include "kiln/core/precision.h"
@@ -96,20 +97,35 @@ TEST(GemmParity, MatmulMatchesCpu) {
                         kReductionRtol, gemm_atol(33, 1.0f)));
 }
 
-// --precision tf32: the tensor cores' 10-bit mantissas put the product within about 1e-3 of the
-// CPU's relative to its scale, and (the check that TF32 really ran) not bit-equal to exact fp32.
-TEST(GemmParity, Tf32IsCloseToTheCpuButNotExactFp32) {
+// --precision tf32 / bf16: the tensor cores round the inputs to 10- / 7-bit mantissas, which puts
+// the product within about 1e-3 / 1e-2 of the CPU's relative to its scale. The checks that each
+// mode really ran: neither is bit-equal to exact fp32, and bf16's worst error is several times
+// TF32's (its unit roundoff is 8 times larger).
+TEST(GemmParity, Tf32AndBf16AreCloseToTheCpuButNotExactFp32) {
   KILN_REQUIRE_GPU();
   const std::int64_t m = 256, n = 512, k = 1024;
   const Tensor a = random_tensor(Shape{m, k}, 31), b = random_tensor(Shape{n, k}, 32);
   const Tensor expected = matmul(a, b, false, true);
-  const Tensor exact = matmul(on_gpu(a), on_gpu(b), false, true);
-  set_matmul_precision(MatmulPrecision::tf32);
-  const Tensor tf32 = matmul(on_gpu(a), on_gpu(b), false, true);
-  set_matmul_precision(MatmulPrecision::fp32);
-  EXPECT_TRUE(all_close(tf32, expected, 1e-2f, 1e-2f * std::sqrt(static_cast<float>(k))));
-  EXPECT_NE(tf32.to_vector<float>(), exact.to_vector<float>()) << "TF32 gave exact fp32 bits";
-  EXPECT_EQ(matmul(on_gpu(a), on_gpu(b), false, true).to_vector<float>(), exact.to_vector<float>())
+  const std::vector<float> exact = matmul(on_gpu(a), on_gpu(b), false, true).to_vector<float>();
+  auto product_in = [&](MatmulPrecision precision) {
+    set_matmul_precision(precision);
+    const Tensor product = matmul(on_gpu(a), on_gpu(b), false, true);
+    set_matmul_precision(MatmulPrecision::fp32);
+    return product;
+  };
+  auto worst_error = [&](const std::vector<float>& v) {
+    float worst = 0.0f;
+    for (std::size_t i = 0; i < v.size(); ++i) worst = std::max(worst, std::abs(v[i] - exact[i]));
+    return worst;
+  };
+  const float scale = std::sqrt(static_cast<float>(k));
+  const Tensor tf32 = product_in(MatmulPrecision::tf32), bf16 = product_in(MatmulPrecision::bf16);
+  EXPECT_TRUE(all_close(tf32, expected, 1e-2f, 1e-2f * scale));
+  EXPECT_TRUE(all_close(bf16, expected, 5e-2f, 5e-2f * scale));
+  const float tf32_error = worst_error(tf32.to_vector<float>()), bf16_error = worst_error(bf16.to_vector<float>());
+  EXPECT_GT(tf32_error, 0.0f) << "TF32 gave exact fp32 bits";
+  EXPECT_GT(bf16_error, 3.0f * tf32_error) << "bf16 rounded no more than TF32 did";
+  EXPECT_EQ(matmul(on_gpu(a), on_gpu(b), false, true).to_vector<float>(), exact)
       << "back to fp32 after set_matmul_precision(fp32)";
 }
 

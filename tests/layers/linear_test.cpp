@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kiln/core/ops.h"
@@ -89,4 +90,16 @@ TEST(Linear, RejectsBackwardBeforeForwardAndAWrongGradientShape) {
   }
   layer.forward(Tensor::zeros({2, 7}));
   EXPECT_THROW(layer.backward(Tensor::zeros({2, 4})), kiln::Error);
+}
+
+TEST(Linear, ForwardReluAfterARejectedInputLeavesThePlainForwardUnfused) {
+  kiln::Generator gen(12);
+  Linear layer(3, 4, gen);
+  EXPECT_THROW(layer.forward_relu(kiln::testing::random_tensor({2, 5}, 13)), kiln::Error);
+  const Tensor x = kiln::testing::random_tensor({8, 3}, 14);
+  const auto y = layer.forward(x).to_vector<float>();
+  EXPECT_TRUE(std::any_of(y.begin(), y.end(), [](float v) { return v < 0.0f; }))
+      << "the plain forward was ReLU'd";
+  const auto relu_y = layer.forward_relu(x).to_vector<float>();
+  for (std::size_t i = 0; i < y.size(); ++i) EXPECT_EQ(relu_y[i], std::max(y[i], 0.0f));
 }

@@ -1,0 +1,164 @@
+// CUDA Linear forward through cuBLASLt: one matmul whose epilogue adds the bias and applies the
+// ReLU as the tile is written, instead of a GEMM, a bias kernel and an activation kernel that each
+// read and write y again. Descriptors and the heuristic's algorithm are looked up once per shape
+// and kept (per thread: each data-parallel worker thread drives its own GPU). Where cuBLASLt has
+// no algorithm for a case (or the product is empty), the cuBLAS GEMM and the bias and ReLU
+// kernels do the same work.
+#include <cublasLt.h>
+
+#include <atomic>
+#include <cstdint>
+#include <unordered_map>
+
+#include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/compute_type.h"
+#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/stream_scratch.cuh"
+
+namespace kiln::cuda {
+
+namespace {
+
+// NVIDIA suggests 32 MiB of cuBLASLt workspace on Hopper; it comes from the caching allocator,
+// so steady-state steps reuse one block.
+constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+
+// Everything the descriptors and the heuristic's choice depend on. The heuristic also reads the
+// pointers' alignment, so that is part of the key.
+struct PlanKey {
+  int device;
+  Index n, in, out;
+  cublasLtEpilogue_t epilogue;
+  cublasComputeType_t compute;
+  unsigned alignment;
+  bool operator==(const PlanKey&) const = default;
+};
+
+struct PlanKeyHash {
+  std::size_t operator()(const PlanKey& k) const {
+    std::size_t h = static_cast<std::size_t>(k.device);
+    for (std::size_t v : {static_cast<std::size_t>(k.n), static_cast<std::size_t>(k.in),
+                          static_cast<std::size_t>(k.out), static_cast<std::size_t>(k.epilogue),
+                          static_cast<std::size_t>(k.compute), static_cast<std::size_t>(k.alignment)})
+      h = h * 1000003u ^ v;
+    return h;
+  }
+};
+
+// Kept for the life of the thread, never destroyed (as the cuBLAS handles in runtime.cpp): a
+// process keeps only a handful of layer shapes.
+struct Plan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t w = nullptr, x = nullptr, y = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  bool has_algo = false;
+};
+
+std::atomic<std::int64_t> g_fallbacks{0};
+
+struct ThreadPlans {
+  std::unordered_map<int, cublasLtHandle_t> handles;  // per device
+  std::unordered_map<PlanKey, Plan, PlanKeyHash> plans;
+};
+
+ThreadPlans& thread_plans() {
+  thread_local ThreadPlans state;
+  return state;
+}
+
+// The largest power of two up to 256 that divides every address.
+unsigned common_alignment(std::initializer_list<const void*> pointers) {
+  std::uintptr_t bits = 256;
+  for (const void* p : pointers)
+    if (p != nullptr) bits |= reinterpret_cast<std::uintptr_t>(p);
+  return static_cast<unsigned>(bits & (~bits + 1));  // lowest set bit
+}
+
+cublasLtEpilogue_t epilogue_for(bool bias, bool relu) {
+  if (bias) return relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+  return relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+template <typename T>
+void set_attribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute, const T& value) {
+  KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof(value)));
+}
+
+// cuBLASLt is column-major, and a row-major (r, c) matrix is the column-major (c, r) one of the
+// same memory. So compute yᵀ (out, N) = W (out, in) · xᵀ (in, N): A is the weight, stored as the
+// column-major (in, out) matrix and transposed; B is x, the column-major (in, N) matrix; D is y,
+// column-major (out, N). The bias then runs along D's rows, as cuBLASLt's epilogue expects.
+Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, const float* bias) {
+  Plan plan;
+  KILN_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan.desc, key.compute, CUDA_R_32F));
+  set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
+  set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+  set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, key.epilogue);
+  if (bias != nullptr) set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
+  const auto u = [](Index v) { return static_cast<std::uint64_t>(v); };
+  KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.w, CUDA_R_32F, u(key.in), u(key.out), key.in));
+  KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.x, CUDA_R_32F, u(key.in), u(key.n), key.in));
+  KILN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.y, CUDA_R_32F, u(key.out), u(key.n), key.out));
+
+  cublasLtMatmulPreference_t preference = nullptr;
+  KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
+  const std::uint64_t workspace = kWorkspaceBytes;
+  KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace)));
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+      handle, plan.desc, plan.w, plan.x, plan.y, plan.y, preference, 1, &result, &found);
+  KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(preference));
+  // NOT_SUPPORTED (or no result) means this combination has no kernel: use the fallback.
+  if (status != CUBLAS_STATUS_NOT_SUPPORTED) KILN_CUBLAS_CHECK(status);
+  plan.has_algo = status == CUBLAS_STATUS_SUCCESS && found > 0;
+  if (plan.has_algo) plan.algo = result.algo;
+  return plan;
+}
+
+// The same result without cuBLASLt: GEMM, then the bias and ReLU kernels.
+void unfused_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
+                     bool relu, float* y, cudaStream_t stream) {
+  gemm(false, true, n, out, in, 1.0f, x, w, 0.0f, y, stream);
+  if (bias != nullptr) bias_add(n, out, bias, y, stream);
+  if (relu) activation_forward(Activation::relu, n * out, y, y, 0.0f, stream);
+}
+
+}  // namespace
+
+std::int64_t linear_forward_fallbacks() { return g_fallbacks.load(); }
+
+void linear_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
+                    bool relu, float* y, cudaStream_t stream) {
+  if (n == 0 || out == 0) return;
+  if (in == 0) return unfused_forward(n, in, out, x, w, bias, relu, y, stream);
+  int device = 0;
+  KILN_CUDA_CHECK(cudaGetDevice(&device));
+  ThreadPlans& state = thread_plans();
+  auto handle_it = state.handles.find(device);
+  if (handle_it == state.handles.end()) {
+    cublasLtHandle_t handle = nullptr;
+    KILN_CUBLAS_CHECK(cublasLtCreate(&handle));
+    handle_it = state.handles.emplace(device, handle).first;
+  }
+  const cublasLtHandle_t handle = handle_it->second;
+  const PlanKey key{device, n, in, out, epilogue_for(bias != nullptr, relu),
+                    lt_compute_type(matmul_precision()), common_alignment({x, w, bias, y})};
+  auto plan_it = state.plans.find(key);
+  if (plan_it == state.plans.end()) plan_it = state.plans.emplace(key, make_plan(handle, key, bias)).first;
+  Plan& plan = plan_it->second;
+  if (!plan.has_algo) {
+    g_fallbacks.fetch_add(1, std::memory_order_relaxed);
+    return unfused_forward(n, in, out, x, w, bias, relu, y, stream);
+  }
+
+  // The bias pointer is the one per-call value the descriptor holds (a host-side store).
+  if (bias != nullptr) set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
+  const float alpha = 1.0f, beta = 0.0f;
+  StreamScratch workspace(kWorkspaceBytes, stream);
+  KILN_CUBLAS_CHECK(cublasLtMatmul(handle, plan.desc, &alpha, w, plan.w, x, plan.x, &beta, y, plan.y,
+                                   y, plan.y, &plan.algo, workspace.get(), kWorkspaceBytes, stream));
+}
+
+}  // namespace kiln::cuda

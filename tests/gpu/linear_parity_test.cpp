@@ -1,0 +1,90 @@
+// GPU parity of kiln::linear_forward (cuBLASLt with the BIAS / RELU_BIAS / RELU epilogues)
+// against the CPU: with and without bias and ReLU at odd and article sizes, an empty inner
+// dimension, operands that are slices (unaligned pointers, another cached plan), a second bias
+// through the same cached plan, and TF32 / bf16 tensor-core math.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kiln/core/ops.h"
+#include "kiln/core/precision.h"
+#include "tests/gpu/gpu_parity.h"
+
+namespace kiln {
+namespace {
+
+using testing::all_close;
+using testing::kGpu;
+using testing::kReductionRtol;
+using testing::on_gpu;
+using testing::random_tensor;
+
+float linear_atol(std::int64_t in) { return 1e-4f * std::sqrt(static_cast<float>(std::max<std::int64_t>(in, 1))); }
+
+// y on both devices for the same inputs; y on the GPU starts as NaN (the epilogue must overwrite).
+void expect_parity(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, float rtol, float atol) {
+  Tensor expected = Tensor::zeros(Shape{x.size(0), w.size(0)});
+  linear_forward(x, w, bias, expected, relu);
+  Tensor actual = Tensor::full(expected.shape(), std::numeric_limits<float>::quiet_NaN(), kGpu);
+  linear_forward(on_gpu(x), on_gpu(w), bias.defined() ? on_gpu(bias) : Tensor(), actual, relu);
+  EXPECT_TRUE(all_close(actual, expected, rtol, atol));
+}
+
+TEST(LinearParity, MatchesCpuWithAndWithoutBiasAndRelu) {
+  KILN_REQUIRE_GPU();
+  struct Dims {
+    std::int64_t n, in, out;
+  };
+  const Dims dims[] = {{1, 1, 1}, {7, 33, 5}, {256, 784, 1024}, {64, 1024, 10}, {3, 0, 4}};
+  const std::int64_t fallbacks = linear_forward_fallbacks();
+  std::uint32_t seed = 200;
+  for (const Dims& d : dims)
+    for (bool with_bias : {false, true})
+      for (bool relu : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "n " << d.n << " in " << d.in << " out " << d.out
+                                          << " bias " << with_bias << " relu " << relu);
+        const Tensor x = random_tensor(Shape{d.n, d.in}, seed++), w = random_tensor(Shape{d.out, d.in}, seed++);
+        const Tensor bias = with_bias ? random_tensor(Shape{d.out}, seed++) : Tensor();
+        expect_parity(x, w, bias, relu, kReductionRtol, linear_atol(d.in));
+      }
+  // Every non-empty case above ran as one cuBLASLt matmul with its epilogue, none through the
+  // GEMM + kernels fallback (which would pass the parity checks just as well).
+  EXPECT_EQ(linear_forward_fallbacks(), fallbacks);
+}
+
+TEST(LinearParity, SlicedOperandsAndASecondBiasThroughTheSamePlan) {
+  KILN_REQUIRE_GPU();
+  // Rows [3, 10) of a (13, 33) input start 99 floats in: not 16-byte aligned.
+  const Tensor x = random_tensor(Shape{13, 33}, 211), w = random_tensor(Shape{5, 33}, 212);
+  const Tensor bias = random_tensor(Shape{5}, 213);
+  Tensor expected = Tensor::zeros(Shape{7, 5});
+  linear_forward(x.slice(3, 10), w, bias, expected, true);
+  Tensor actual = Tensor::zeros(Shape{7, 5}, DType::f32, kGpu);
+  linear_forward(on_gpu(x).slice(3, 10), on_gpu(w), on_gpu(bias), actual, true);
+  EXPECT_TRUE(all_close(actual, expected, kReductionRtol, linear_atol(33)));
+
+  // Same shapes and alignment, another bias tensor: the cached plan must take the new pointer.
+  const Tensor other_bias = random_tensor(Shape{5}, 214);
+  linear_forward(x.slice(3, 10), w, other_bias, expected, true);
+  linear_forward(on_gpu(x).slice(3, 10), on_gpu(w), on_gpu(other_bias), actual, true);
+  EXPECT_TRUE(all_close(actual, expected, kReductionRtol, linear_atol(33)));
+}
+
+TEST(LinearParity, ReducedPrecisionStaysCloseToTheCpu) {
+  KILN_REQUIRE_GPU();
+  const Tensor x = random_tensor(Shape{256, 1024}, 221), w = random_tensor(Shape{1024, 1024}, 222);
+  const Tensor bias = random_tensor(Shape{1024}, 223);
+  const float scale = std::sqrt(1024.0f);
+  for (auto [precision, tolerance] : {std::pair{MatmulPrecision::tf32, 1e-2f}, std::pair{MatmulPrecision::bf16, 5e-2f}}) {
+    SCOPED_TRACE(matmul_precision_name(precision));
+    set_matmul_precision(precision);
+    const std::int64_t fallbacks = linear_forward_fallbacks();
+    expect_parity(x, w, bias, true, tolerance, tolerance * scale);
+    EXPECT_EQ(linear_forward_fallbacks(), fallbacks) << "no cuBLASLt algorithm";
+    set_matmul_precision(MatmulPrecision::fp32);
+  }
+}
+
+}  // namespace
+}  // namespace kiln
