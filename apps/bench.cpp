@@ -28,6 +28,7 @@ struct BenchOptions {
   int workers = 2;
   std::string out_dir = "bench-results";
   std::string precision = "fp32";  // of the GPU rows
+  bool cuda_graph = false;          // of the GPU rows
   bool loader = false;
   std::string images = "fmnist-images";  // kiln-export-images --out writes it
   kiln::LoaderSweep sweep;
@@ -46,6 +47,7 @@ kiln::TrainOptions article_workload(const BenchOptions& b, const std::string& de
   o.workers = b.workers;
   o.pin_memory = device != "cpu";
   o.precision = device != "cpu" ? b.precision : "fp32";
+  o.cuda_graph = device != "cpu" && b.cuda_graph;
   o.evaluate = false;
   o.quiet = true;
   return o;
@@ -135,7 +137,8 @@ int main(int argc, char** argv) {
   app.add_flag("--cpu-only", cpu_only, "measure the CPU only");
   app.add_flag("--gpu-only", gpu_only, "measure the GPUs only");
   app.add_option("--out", b.out_dir, "folder for speedup.md, speedup.csv and speedup.svg")->capture_default_str();
-  app.add_option("--precision", b.precision, "GPU matrix products: fp32 or tf32")->capture_default_str();
+  app.add_option("--precision", b.precision, "GPU matrix products: fp32, tf32 or bf16 (core/precision.h)")->capture_default_str();
+  app.add_flag("--cuda-graph", b.cuda_graph, "GPU rows: each step's forward and backward as one CUDA graph");
   app.add_flag("--loader", b.loader,
                "instead of the speedup table: the data-loading sweep, workers x pinned memory x batch size");
   app.add_option("--images", b.images, "--loader: Fashion-MNIST image folder (kiln-export-images --out DIR)")

@@ -8,6 +8,7 @@ std::string_view stage_name(Stage stage) {
     case Stage::copy: return "host->device copy";
     case Stage::forward: return "forward";
     case Stage::backward: return "backward";
+    case Stage::graph: return "forward+backward (CUDA graph)";
     case Stage::optimizer: return "optimizer step";
     case Stage::allreduce: return "all-reduce";
   }
@@ -24,7 +25,8 @@ StepProfiler::StepProfiler(Device device)
     : device_(device),
       timers_{RegionTimer("data wait", device), RegionTimer("copy", device),
               RegionTimer("forward", device), RegionTimer("backward", device),
-              RegionTimer("optimizer", device), RegionTimer("allreduce", device)} {}
+              RegionTimer("graph", device), RegionTimer("optimizer", device),
+              RegionTimer("allreduce", device)} {}
 
 void StepProfiler::start(Stage stage) { timers_[static_cast<std::size_t>(stage)].start(); }
 void StepProfiler::stop(Stage stage) { timers_[static_cast<std::size_t>(stage)].stop(); }

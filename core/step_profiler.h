@@ -11,8 +11,9 @@
 
 namespace kiln {
 
-enum class Stage : unsigned char { data_wait, copy, forward, backward, optimizer, allreduce };
-inline constexpr std::size_t kStageCount = 6;
+// graph: forward and backward replayed as one CUDA graph (--cuda-graph), which cannot be split.
+enum class Stage : unsigned char { data_wait, copy, forward, backward, graph, optimizer, allreduce };
+inline constexpr std::size_t kStageCount = 7;
 std::string_view stage_name(Stage stage);  // "data wait", "host->device copy", ...
 
 struct StageTotals {

@@ -12,13 +12,16 @@
 #include <ostream>
 #include <thread>
 
+#include "kiln/core/cuda_graph.h"
 #include "kiln/core/gpu_monitor.h"
 #include "kiln/core/memory.h"
+#include "kiln/core/ops.h"
 #include "kiln/core/parallel.h"
 #include "kiln/core/precision.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/data/data_spec.h"
 #include "kiln/layers/cross_entropy_loss.h"
+#include "kiln/layers/dropout.h"
 #include "kiln/layers/metrics.h"
 #include "kiln/models/checkpoint.h"
 #include "kiln/models/data_parallel.h"
@@ -48,6 +51,22 @@ void check_options(const TrainOptions& o) {
              o.dist_timeout_s);
 }
 
+// --cuda-graph: the forward and backward of a full batch, recorded once and replayed. The graph
+// reads the batch from x and y (each batch is copied there first) and writes the modules' own
+// buffers, so anything that may reallocate them (a short batch, evaluation) resets it; the next
+// full batch then runs eagerly at the full shapes and the one after is captured.
+struct GraphedStep {
+  CudaGraph graph;
+  Tensor x, y;          // the inputs the graph reads
+  Tensor logits, loss;  // buffers it writes
+  bool warm = false;  // a full batch ran eagerly since the last reset
+
+  void reset() {
+    graph.reset();
+    warm = false;
+  }
+};
+
 // Everything one run holds, built from the options.
 struct Run {
   const TrainOptions& o;
@@ -65,6 +84,7 @@ struct Run {
   std::unique_ptr<DataLoader> train_loader, test_loader;
   StepProfiler profiler;
   RunningMetrics metrics;
+  std::unique_ptr<GraphedStep> graphed;  // --cuda-graph only
   TrainingState state;
   bool tty = isatty(STDOUT_FILENO) != 0;
 
@@ -75,20 +95,71 @@ struct Run {
         profiler(d), metrics(d) {}
 };
 
-// Forward, loss, backward and update for one batch; returns the loss tensor (on the device).
-const Tensor& train_step(Run& r, const Batch& batch, std::int64_t step) {
-  const Tensor x = r.model.as_input(batch.x);
-  r.faults.at_step(r.comm.rank(), step);
-  r.optimizer->set_lr(r.schedule->lr_at(step));
-  r.profiler.start(Stage::forward);
-  const Tensor& logits = r.model.net->forward(x);
-  const Tensor& loss = r.loss.forward(logits, batch.y);
-  r.metrics.update(logits, batch.y, loss);
-  r.profiler.stop(Stage::forward);
-  r.profiler.start(Stage::backward);
+struct StepOutputs {
+  Tensor logits, loss;  // on the device
+};
+
+// Forward, loss, zero_grad and backward, and (eagerly) the running metrics. While it is recorded
+// into a CUDA graph (`eager` false) nothing is timed, since events cannot time inside a graph,
+// and the metrics are left to the caller, since they count samples on the host.
+StepOutputs forward_backward(Run& r, const Tensor& batch_x, const Tensor& y, bool eager) {
+  const bool profile = eager;
+  const Tensor x = r.model.as_input(batch_x);
+  if (profile) r.profiler.start(Stage::forward);
+  StepOutputs out;
+  out.logits = r.model.net->forward(x);
+  out.loss = r.loss.forward(out.logits, y);
+  if (eager) r.metrics.update(out.logits, y, out.loss);
+  if (profile) {
+    r.profiler.stop(Stage::forward);
+    r.profiler.start(Stage::backward);
+  }
   r.optimizer->zero_grad();
   r.model.net->backward(r.loss.backward());
-  r.profiler.stop(Stage::backward);
+  if (profile) r.profiler.stop(Stage::backward);
+  return out;
+}
+
+// forward_backward through the run's CUDA graph: eagerly for a short batch (and the graph is
+// reset) or for the first full batch since a reset, captured on the second, replayed after.
+Tensor graphed_forward_backward(Run& r, const Batch& batch) {
+  GraphedStep& g = *r.graphed;
+  const bool full = batch.x.size(0) * r.comm.world_size() == r.o.batch_size;
+  if (!full || !g.warm) {
+    if (!full) g.reset();
+    g.warm = full;
+    return forward_backward(r, batch.x, batch.y, true).loss;
+  }
+  const Stream stream = Stream::current(r.device);
+  if (!g.graph.captured()) {
+    if (!g.x.defined() || g.x.shape() != batch.x.shape()) {
+      g.x = Tensor::empty(batch.x.shape(), batch.x.dtype(), r.device);
+      g.y = Tensor::empty(batch.y.shape(), batch.y.dtype(), r.device);
+    }
+    try {
+      g.graph.capture(r.device, [&] {
+        StepOutputs out = forward_backward(r, g.x, g.y, false);
+        g.logits = out.logits;
+        g.loss = out.loss;
+      });
+    } catch (const Error& e) {
+      KILN_THROW("--cuda-graph: recording the training step failed: {}; train without --cuda-graph", e.what());
+    }
+  }
+  r.profiler.start(Stage::graph);
+  copy_async(batch.x, g.x, stream);
+  copy_async(batch.y, g.y, stream);
+  g.graph.replay();
+  r.metrics.update(g.logits, g.y, g.loss);
+  r.profiler.stop(Stage::graph);
+  return g.loss;
+}
+
+// Forward, loss, backward and update for one batch; returns the loss tensor (on the device).
+Tensor train_step(Run& r, const Batch& batch, std::int64_t step) {
+  r.faults.at_step(r.comm.rank(), step);
+  r.optimizer->set_lr(r.schedule->lr_at(step));
+  const Tensor loss = r.graphed ? graphed_forward_backward(r, batch) : forward_backward(r, batch.x, batch.y, true).loss;
   if (r.reducer) {  // on a GPU this times only the wait for what backward did not hide
     r.profiler.start(Stage::allreduce);
     r.reducer->finish();
@@ -168,6 +239,7 @@ EpochReport run_epoch(Run& r, std::int64_t epoch, const std::atomic<bool>* stop,
   r.train_loader->reset_stats();
   r.profiler.read_and_reset();
   r.metrics.reset();
+  if (r.graphed) r.graphed->reset();  // evaluation and the reset may have moved buffers
   if (r.device.is_cuda()) reset_peak_memory_stats(r.device);
   GpuMonitor monitor(r.device);
   monitor.start();
@@ -183,7 +255,7 @@ EpochReport run_epoch(Run& r, std::int64_t epoch, const std::atomic<bool>* stop,
       ++done;
       continue;
     }
-    const Tensor& loss = train_step(r, batch, r.state.global_step);
+    const Tensor loss = train_step(r, batch, r.state.global_step);
     ++r.state.global_step;
     ++done;
     report.samples += batch.x.size(0) * r.comm.world_size();
@@ -254,11 +326,23 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
              "--precision {} is a GPU tensor-core format and the CPU computes in fp32; use --precision fp32",
              o.precision);
   set_matmul_precision(precision);
+  KILN_CHECK(!o.cuda_graph || device.is_cuda(),
+             "--cuda-graph records GPU work and the CPU runs each op as it comes; use it with --device=gpu");
+  KILN_CHECK(!o.cuda_graph || comm.is_single_process(),
+             "--cuda-graph trains in one process on one GPU, and data-parallel gradients are exchanged "
+             "from inside backward; drop --cuda-graph or the other ranks");
   check_same_options_on_every_rank(o, comm);
   Generator gen(o.seed);
   Run r(o, out, device, comm, gen);
   if (!o.init.empty()) load_weights(o.init, *r.model.net);
   r.model.net->to(device);
+  if (o.cuda_graph) {
+    for (std::size_t i = 0; i < r.model.net->size(); ++i)  // a replay would reuse one mask forever
+      KILN_CHECK(dynamic_cast<const Dropout*>(&(*r.model.net)[i]) == nullptr,
+                 "--cuda-graph cannot replay {}: its mask must change every step; drop --cuda-graph",
+                 (*r.model.net)[i].describe());
+    r.graphed = std::make_unique<GraphedStep>();
+  }
 
   DataLoaderOptions lo;
   lo.batch_size = o.batch_size / world;

@@ -30,7 +30,10 @@ struct TrainOptions {
   bool shuffle = true;
   int threads = 0;  // CPU threads; 0 keeps the default (all cores)
   std::uint64_t seed = 1;
-  std::string precision = "fp32";  // GPU matrix products: fp32 or tf32 (core/precision.h)
+  std::string precision = "fp32";  // GPU matrix products: fp32, tf32 or bf16 (core/precision.h)
+  // GPU, one process: forward and backward of each full batch replayed as one CUDA graph
+  // (captured again after each epoch's evaluation and after a short last batch).
+  bool cuda_graph = false;
   std::string checkpoint_dir;  // empty: no checkpoints
   bool resume = false;
   std::string init;      // safetensors weights to start from

@@ -2,8 +2,9 @@
 # Proves the CUDA backend on a machine with an NVIDIA GPU, in under 8 minutes on a 16-core
 # H100/H200 box: builds for sm_90 in build-gpu/, runs the GPU test label (failing if any test
 # skips instead of running), runs the GPU tests under compute-sanitizer memcheck, trains briefly
-# data-parallel on every GPU present (--gpus, and mpirun with NCCL bootstrapped over MPI), and
-# runs the GEMM benchmark when it is built. Every stage has a timeout inside one overall
+# data-parallel on every GPU present (--gpus, and mpirun with NCCL bootstrapped over MPI), prints
+# the article table in fp32, TF32 and bf16, the large-MLP step against cuBLAS's GEMM rate, and
+# kiln against PyTorch eager on the same GPU (where PyTorch is installed). Every stage has a timeout inside one overall
 # deadline; a summary (date, GPU, commit, result and wall time per stage) is printed and written to
 # ${OUT:-build-gpu}/gpu-check-summary.md, with each stage's log beside it.
 # Usage: scripts/gpu-check.sh        (exit status 0 only when every stage passed)
@@ -105,9 +106,9 @@ if ! stage configure 90 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN
 fi
 targets=(kiln_gpu_tests train bench)
 target_list=$(cmake --build "$build" --target help 2>/dev/null || true)  # no grep -q: pipefail
-if [[ $target_list == *kiln_gemm_benchmark* ]]; then
-  targets+=(kiln_gemm_benchmark)
-fi
+for benchmark in kiln_gpu_mlp_benchmark kiln_gemm_benchmark; do
+  if [[ $target_list == *$benchmark* ]]; then targets+=("$benchmark"); fi
+done
 stage build 300 cmake --build "$build" -j"$jobs" --target "${targets[@]}" || exit 1
 
 # --- the GPU tests through ctest; each one must run, not skip
@@ -157,16 +158,25 @@ else
   skip train-mpirun-nccl "no mpirun (install openmpi-bin)"
 fi
 
-# --- the article's speedup table on this GPU, exact fp32 and TF32 (40,000 samples, scaled to the
+# --- the article's speedup table on this GPU in each precision (40,000 samples, scaled to the
 # 160,000-sample epoch), beside the article's own figures
-stage bench-fp32 60 "$build/apps/bench" --gpu-only --samples 40000 --out "$out/bench-fp32" || true
-stage bench-tf32 60 "$build/apps/bench" --gpu-only --samples 40000 --precision tf32 --out "$out/bench-tf32" || true
+for precision in fp32 tf32 bf16; do
+  stage "bench-$precision" 45 "$build/apps/bench" --gpu-only --samples 40000 --precision "$precision" \
+    --out "$out/bench-$precision" || true
+done
+stage bench-fp32-cuda-graph 45 "$build/apps/bench" --gpu-only --samples 40000 --cuda-graph \
+  --out "$out/bench-fp32-cuda-graph" || true
 
-# --- GEMM benchmark (optional: only when the target exists)
-if [[ -x $build/benchmarks/kiln_gemm_benchmark ]]; then
-  stage gemm-benchmark 60 "$build/benchmarks/kiln_gemm_benchmark" --benchmark_min_time=0.2 || true
+# --- a large GEMM-bound MLP step (batch 4096, width 4096) against cuBLAS's own GEMM rate
+if [[ -x $build/benchmarks/kiln_gpu_mlp_benchmark ]]; then
+  stage gpu-mlp-benchmark 60 "$build/benchmarks/kiln_gpu_mlp_benchmark" || true
 else
-  skip gemm-benchmark "not built"
+  skip gpu-mlp-benchmark "not built"
 fi
+
+# --- kiln against PyTorch eager on this GPU, same network, data and batch sizes (the script
+# says so and shows kiln alone where PyTorch is missing)
+stage compare-pytorch 60 python3 scripts/compare-pytorch.py --device gpu --build "$build" \
+  --batch-sizes 256 1024 --samples 40000 --repeats 3 || true
 
 exit $status

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "kiln/core/caching_allocator.h"
 
@@ -54,5 +55,16 @@ float event_elapsed_ms(void* start, void* end);
 
 // The calling thread's cuBLAS handle on `device`, bound to `stream`.
 cublasHandle_t cublas_handle(int device, cudaStream_t stream);
+
+// Stream capture for CudaGraph (core/cuda_graph.h). While this thread captures, StreamScratch
+// hands its blocks to `scratch_sink` instead of releasing them (the graph keeps them).
+void begin_capture(cudaStream_t stream, std::vector<void*>* scratch_sink);
+// Ends the capture and returns the instantiated graph (a cudaGraphExec_t). `failed`: the work
+// threw, so the capture is ended and dropped without instantiating, and nullptr is returned.
+void* end_capture(cudaStream_t stream, bool failed = false);
+void launch_graph(void* exec, cudaStream_t stream);
+void destroy_graph(void* exec);  // logs, never throws
+// The sink of the capture running on this thread, or nullptr.
+std::vector<void*>* capture_scratch_sink();
 
 }  // namespace kiln::cuda

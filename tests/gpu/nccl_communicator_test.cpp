@@ -11,6 +11,7 @@
 #include "kiln/models/safetensors.h"
 #include "kiln/models/trainer.h"
 #include "tests/support/tensor_testing.h"
+#include "tests/support/train_testing.h"
 
 namespace {
 
@@ -110,15 +111,8 @@ TEST(NcclCommunicator, BroadcastCopiesTheRootsTensorEverywhere) {
 TEST(NcclCommunicator, TrainingWithGpus0EqualsPlainSingleGpuTraining) {
   KILN_REQUIRE_GPU();
   auto run = [](const std::string& name) {
-    kiln::TrainOptions o;
-    o.model = "mlp:784-64-10";
-    o.data = "article";
-    o.samples = 2048;
-    o.epochs = 2;
-    o.batch_size = 128;
-    o.schedule = "constant";
+    kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-64-10", 2048, 128);
     o.workers = 1;
-    o.quiet = true;
     o.distributed = "none";
     o.checkpoint_dir = ::testing::TempDir() + "kiln_nccl_" + name;
     std::filesystem::remove_all(o.checkpoint_dir);

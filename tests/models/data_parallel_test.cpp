@@ -12,6 +12,7 @@
 #include "kiln/models/data_parallel.h"
 #include "kiln/models/diagnosis.h"
 #include "kiln/models/safetensors.h"
+#include "tests/support/train_testing.h"
 
 namespace {
 
@@ -143,15 +144,8 @@ class CountingOverlapCommunicator final : public kiln::Communicator {
 };
 
 kiln::TrainOptions tiny_run(const std::string& name) {
-  kiln::TrainOptions o;
-  o.model = "mlp:784-32-10";
-  o.data = "article";
-  o.samples = 256;
-  o.epochs = 2;
-  o.batch_size = 32;
-  o.schedule = "constant";
+  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-32-10", 256, 32);
   o.workers = 0;
-  o.quiet = true;
   o.distributed = "none";
   o.checkpoint_dir = ::testing::TempDir() + "kiln_overlap_" + name;
   std::filesystem::remove_all(o.checkpoint_dir);

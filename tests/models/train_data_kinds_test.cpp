@@ -9,17 +9,13 @@
 
 #include "kiln/data/image_io.h"
 #include "kiln/models/trainer.h"
+#include "tests/data/file_testing.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string fresh_folder(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("kiln_kinds_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+using kiln::testing::fresh_folder;
 
 // Three separable classes in four features: class c has feature c raised.
 std::vector<std::vector<float>> samples(int n, std::vector<int>& labels) {
@@ -52,7 +48,7 @@ double test_accuracy(const std::string& data, const std::string& model, std::int
 }  // namespace
 
 TEST(TrainDataKinds, LearnsFromACsvFile) {
-  const std::string path = fresh_folder("csv") + "/data.csv";
+  const std::string path = (fresh_folder("train_kinds_csv") / "data.csv").string();
   std::vector<int> labels;
   const auto rows = samples(300, labels);
   std::ofstream csv(path);
@@ -64,7 +60,7 @@ TEST(TrainDataKinds, LearnsFromACsvFile) {
 }
 
 TEST(TrainDataKinds, LearnsFromNumpyFiles) {
-  const std::string dir = fresh_folder("npy");
+  const std::string dir = fresh_folder("train_kinds_npy").string();
   std::vector<int> labels;
   const auto rows = samples(300, labels);
   auto write_npy = [](const std::string& path, const std::string& descr, const std::string& shape,
@@ -88,7 +84,7 @@ TEST(TrainDataKinds, LearnsFromNumpyFiles) {
 }
 
 TEST(TrainDataKinds, LearnsFromAnImageFolder) {
-  const std::string dir = fresh_folder("images");
+  const std::string dir = fresh_folder("train_kinds_images").string();
   // Two classes of 8x8 gray images: a bright top half, or a bright bottom half.
   for (int c = 0; c < 2; ++c) {
     fs::create_directories(dir + "/class" + std::to_string(c));

@@ -7,20 +7,14 @@
 
 #include "kiln/models/safetensors.h"
 #include "kiln/models/trainer.h"
+#include "tests/support/train_testing.h"
 
 namespace {
 
 kiln::TrainOptions small_run() {
-  kiln::TrainOptions o;
-  o.model = "mlp:784-32-10";
-  o.data = "article";
-  o.samples = 1024;
-  o.epochs = 2;
-  o.batch_size = 64;
+  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-32-10", 1024, 64);
   o.lr = 0.05f;
-  o.schedule = "constant";  // independent of --epochs, so a one-epoch run is a prefix of a two-epoch run
   o.workers = 2;
-  o.quiet = true;
   return o;
 }
 
@@ -127,4 +121,10 @@ TEST(Trainer, FailsClearlyOnBadOptionsAndDivergence) {
   o = small_run();
   o.resume = true;
   EXPECT_NE(error_of(o).find("--resume needs --checkpoint"), std::string::npos);
+}
+
+TEST(Trainer, CudaGraphIsRefusedOnTheCpu) {
+  kiln::TrainOptions o = small_run();
+  o.cuda_graph = true;
+  EXPECT_NE(error_of(o).find("--cuda-graph records GPU work"), std::string::npos) << error_of(o);
 }

@@ -10,6 +10,7 @@
 #include "kiln/models/safetensors.h"
 #include "kiln/models/trainer.h"
 #include "tests/support/tensor_testing.h"
+#include "tests/support/train_testing.h"
 
 namespace {
 
@@ -90,15 +91,10 @@ TEST(DataParallelTraining, TwoRanksAtGlobalBatchBEndWithTheWeightsOfOneRankAtBat
 
 TEST(DataParallelTraining, RanksWithDifferentOptionsStopWithOneClearMessage) {
   const int rank = this_rank();
-  kiln::TrainOptions o;
-  o.model = "mlp:784-16-10";
-  o.data = "article";
-  o.samples = 256;
-  o.epochs = 1;
-  o.batch_size = 32;
+  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 32, 1);
+  o.schedule = "cosine";
   o.lr = rank == 0 ? 0.05f : 0.1f;
   o.workers = 0;
-  o.quiet = true;
   o.dist_timeout_s = 60;
   std::ostringstream out;
   try {
@@ -111,13 +107,7 @@ TEST(DataParallelTraining, RanksWithDifferentOptionsStopWithOneClearMessage) {
 }
 
 TEST(DataParallelTraining, AGlobalBatchThatDoesNotSplitEvenlyIsRefused) {
-  kiln::TrainOptions o;
-  o.model = "mlp:784-16-10";
-  o.data = "article";
-  o.samples = 256;
-  o.epochs = 1;
-  o.batch_size = 33;  // odd: no even split over 2 ranks
-  o.quiet = true;
+  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 33, 1);  // 33: odd
   std::ostringstream out;
   try {
     kiln::train(o, out);

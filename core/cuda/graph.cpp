@@ -1,0 +1,48 @@
+// CUDA graph capture and replay (core/cuda_graph.h). Relaxed capture mode: the loader's threads
+// keep copying and synchronising their own streams while this thread records its stream.
+#include <cuda_runtime_api.h>
+
+#include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/log.h"
+
+namespace kiln::cuda {
+
+namespace {
+thread_local std::vector<void*>* t_scratch_sink = nullptr;
+}  // namespace
+
+std::vector<void*>* capture_scratch_sink() { return t_scratch_sink; }
+
+void begin_capture(cudaStream_t stream, std::vector<void*>* scratch_sink) {
+  KILN_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+  t_scratch_sink = scratch_sink;
+}
+
+void* end_capture(cudaStream_t stream, bool failed) {
+  t_scratch_sink = nullptr;
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  if (failed) {  // the work's own error is the one to report
+    if (graph != nullptr) (void)cudaGraphDestroy(graph);
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  KILN_CUDA_CHECK(ended);
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  (void)cudaGraphDestroy(graph);  // the executable graph is independent of it
+  KILN_CUDA_CHECK(instantiated);
+  return exec;
+}
+
+void launch_graph(void* exec, cudaStream_t stream) {
+  KILN_CUDA_CHECK(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec), stream));
+}
+
+void destroy_graph(void* exec) {
+  const cudaError_t status = cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
+  if (status != cudaSuccess) log::warn("cudaGraphExecDestroy: {}", cudaGetErrorString(status));
+}
+
+}  // namespace kiln::cuda

@@ -1,0 +1,41 @@
+// CudaGraph: a piece of GPU work recorded once (CUDA stream capture) and then replayed with one
+// launch, so a step of many small kernels costs one launch of host time instead of one per
+// kernel. Replays read and write the very addresses the capture saw: inputs must be copied into
+// the same tensors before each replay, and nothing the work touches may be reallocated while the
+// graph is kept (reset() it, then capture again). Scratch memory that kernels take from the
+// caching allocator during the capture belongs to the graph until reset(), so no later
+// allocation can receive a block a replay still writes.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "kiln/core/device.h"
+
+namespace kiln {
+
+class CudaGraph {
+ public:
+  CudaGraph() = default;
+  ~CudaGraph();
+  CudaGraph(const CudaGraph&) = delete;
+  CudaGraph& operator=(const CudaGraph&) = delete;
+
+  // Runs `work` once under stream capture on `device`'s current stream (its kernels are recorded,
+  // not run) and instantiates the graph. Every buffer the work uses must already exist: run it
+  // once without capture first. Throws kiln::Error naming the CUDA error when the work does
+  // something a capture cannot record (a synchronous copy, a host read of a device value).
+  void capture(Device device, const std::function<void()>& work);
+  // Queues the recorded work on the device's current stream.
+  void replay();
+  bool captured() const { return exec_ != nullptr; }
+  // Frees the graph and the scratch blocks it holds (after the work queued before, in order).
+  void reset();
+
+ private:
+  Device device_ = Device::cpu();
+  void* exec_ = nullptr;               // cudaGraphExec_t
+  std::vector<void*> scratch_blocks_;  // caching-allocator blocks kept for the replays
+};
+
+}  // namespace kiln
