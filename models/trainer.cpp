@@ -103,20 +103,19 @@ struct StepOutputs {
 // into a CUDA graph (`eager` false) nothing is timed, since events cannot time inside a graph,
 // and the metrics are left to the caller, since they count samples on the host.
 StepOutputs forward_backward(Run& r, const Tensor& batch_x, const Tensor& y, bool eager) {
-  const bool profile = eager;
   const Tensor x = r.model.as_input(batch_x);
-  if (profile) r.profiler.start(Stage::forward);
+  if (eager) r.profiler.start(Stage::forward);
   StepOutputs out;
   out.logits = r.model.net->forward(x);
   out.loss = r.loss.forward(out.logits, y);
-  if (eager) r.metrics.update(out.logits, y, out.loss);
-  if (profile) {
+  if (eager) {
+    r.metrics.update(out.logits, y, out.loss);
     r.profiler.stop(Stage::forward);
     r.profiler.start(Stage::backward);
   }
   r.optimizer->zero_grad();
   r.model.net->backward(r.loss.backward());
-  if (profile) r.profiler.stop(Stage::backward);
+  if (eager) r.profiler.stop(Stage::backward);
   return out;
 }
 
