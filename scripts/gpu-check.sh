@@ -55,6 +55,33 @@ skip() {  # skip NAME REASON
   rows+=("| $1 | skipped: $2 | 0 s |")
 }
 
+# The figures and failures from the stage logs, so that the summary alone can be recorded in
+# docs/gpu-check.md.
+# shellcheck disable=SC2317  # called through the EXIT trap
+figures() {
+  local log
+  if [[ -f $logs/ctest-gpu.log ]] && grep -qE '\(Failed\)|\(Timeout\)' "$logs/ctest-gpu.log"; then
+    echo
+    echo "## Failed GPU tests"
+    echo
+    grep -E '\(Failed\)|\(Timeout\)' "$logs/ctest-gpu.log" | head -30 | sed 's/^/    /' || true
+  fi
+  for log in "$logs"/bench-*.log; do
+    [[ -f $log ]] || continue
+    echo
+    echo "## $(basename "$log" .log)"
+    echo
+    grep -E 'per epoch' "$log" | sed 's/^/    /' || true
+  done
+  for log in "$logs/gpu-mlp-benchmark.log" "$logs/compare-pytorch.log"; do
+    [[ -f $log ]] || continue
+    echo
+    echo "## $(basename "$log" .log)"
+    echo
+    grep -E '^\||^GPU:|^article|^PyTorch|compare-pytorch:' "$log" || true
+  done
+}
+
 # shellcheck disable=SC2317  # called through the EXIT trap
 summary() {
   {
@@ -72,6 +99,7 @@ summary() {
     printf '%s\n' "${rows[@]}"
     echo
     if [[ $status == 0 ]]; then echo "**PASS**"; else echo "**FAIL** (logs: $logs/)"; fi
+    figures
   } >"$out/gpu-check-summary.md"
   echo "=== gpu-check: summary"
   cat "$out/gpu-check-summary.md"
