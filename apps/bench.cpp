@@ -92,6 +92,8 @@ int run_loader_sweep(const BenchOptions& b) {
 int run(BenchOptions b) {
   if (b.loader) return run_loader_sweep(b);
   KILN_CHECK(b.samples > 0 && b.batch_size > 0, "--samples and --batch-size must be positive");
+  KILN_CHECK(b.cpu || kiln::cuda_device_count() > 0, "--gpu-only (--device=gpu) needs a GPU, and none can be used: {}; "
+             "measure the CPU with --device=cpu", kiln::cuda_unavailable_reason());
   std::cout << fmt::format("kiln bench: the article workload (784-1024-1024-1024-1024-10 MLP, {} samples "
                            "per measured epoch, batch {})\n",
                            b.samples, b.batch_size);
@@ -136,6 +138,10 @@ int main(int argc, char** argv) {
   app.add_option("--workers", b.workers, "loader workers")->capture_default_str();
   app.add_flag("--cpu-only", cpu_only, "measure the CPU only");
   app.add_flag("--gpu-only", gpu_only, "measure the GPUs only");
+  std::string device;
+  app.add_option("--device", device, "cpu or gpu: the same as --cpu-only or --gpu-only")
+      ->check(CLI::IsMember({"cpu", "gpu"}))
+      ->excludes("--cpu-only", "--gpu-only");
   app.add_option("--out", b.out_dir, "folder for speedup.md, speedup.csv and speedup.svg")->capture_default_str();
   app.add_option("--precision", b.precision, "GPU matrix products: fp32, tf32 or bf16 (core/precision.h)")->capture_default_str();
   app.add_flag("--cuda-graph", b.cuda_graph, "GPU rows: each step's forward and backward as one CUDA graph");
@@ -151,6 +157,8 @@ int main(int argc, char** argv) {
   app.add_option("--scaling", scaling, "instead: samples/s on the CPU as 1, 2, ... MPI ranks, e.g. --scaling 1,2")
       ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
+  cpu_only = cpu_only || device == "cpu";
+  gpu_only = gpu_only || device == "gpu";
   b.cpu = !gpu_only;
   b.gpu = !cpu_only;
   try {

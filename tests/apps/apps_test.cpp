@@ -159,6 +159,13 @@ TEST(BenchApp, WritesTheSpeedupTableAsMarkdownCsvAndSvg) {
   EXPECT_NE(read_file(dir + "/speedup.svg").find("<svg"), std::string::npos);
 }
 
+TEST(BenchApp, GpuOnlyWithoutAUsableGpuIsAnError) {
+  const Outcome o = bench("--device=gpu --samples 512");
+  if (o.exit_code == 0) GTEST_SKIP() << "a GPU is usable here";
+  expect_one_line_error(o, "bench", "measure the CPU with --device=cpu");
+  expect_one_line_error(bench("--gpu-only --samples 512"), "bench", "needs a GPU");
+}
+
 TEST(BenchApp, LoaderSweepWithoutImageFolderSaysHowToMakeIt) {
   expect_one_line_error(bench("--loader --images /nonexistent/fmnist"), "bench", "kiln-export-images --out");
 }
