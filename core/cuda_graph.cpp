@@ -19,6 +19,7 @@ void CudaGraph::capture(Device device, const std::function<void()>& work) {
   device_ = device;
   cuda::set_device(device.index());
   cudaStream_t stream = cuda::current_stream(device.index());
+  stream_ = stream;
   cuda::begin_capture(stream, &scratch_blocks_);
   try {
     work();
@@ -33,7 +34,7 @@ void CudaGraph::capture(Device device, const std::function<void()>& work) {
 void CudaGraph::replay() {
   KILN_CHECK(exec_ != nullptr, "CudaGraph: replay before a capture");
   cuda::set_device(device_.index());
-  cuda::launch_graph(exec_, cuda::current_stream(device_.index()));
+  cuda::launch_graph(exec_, static_cast<cudaStream_t>(stream_));
 }
 
 void CudaGraph::reset() {

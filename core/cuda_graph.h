@@ -26,7 +26,8 @@ class CudaGraph {
   // once without capture first. Throws kiln::Error naming the CUDA error when the work does
   // something a capture cannot record (a synchronous copy, a host read of a device value).
   void capture(Device device, const std::function<void()>& work);
-  // Queues the recorded work on the device's current stream.
+  // Queues the recorded work on the stream it was captured from (the scratch blocks it holds are
+  // stream-ordered there).
   void replay();
   bool captured() const { return exec_ != nullptr; }
   // Frees the graph and the scratch blocks it holds (after the work queued before, in order).
@@ -35,6 +36,7 @@ class CudaGraph {
  private:
   Device device_ = Device::cpu();
   void* exec_ = nullptr;               // cudaGraphExec_t
+  void* stream_ = nullptr;             // cudaStream_t of the capture
   std::vector<void*> scratch_blocks_;  // caching-allocator blocks kept for the replays
 };
 

@@ -19,8 +19,9 @@ inline cublasComputeType_t compute_type(MatmulPrecision precision) {
   return CUBLAS_COMPUTE_32F_PEDANTIC;
 }
 
-// cuBLASLt takes no math mode and lists no pedantic compute type: its CUBLAS_COMPUTE_32F is
-// plain fp32 (TF32 only ever with CUBLAS_COMPUTE_32F_FAST_TF32).
+// cuBLASLt takes no math mode, so its CUBLAS_COMPUTE_32F is already plain fp32 for fp32 data
+// (TF32 only ever with CUBLAS_COMPUTE_32F_FAST_TF32); it also accepts the _PEDANTIC spelling,
+// which changes nothing for real types.
 inline cublasComputeType_t lt_compute_type(MatmulPrecision precision) {
   return precision == MatmulPrecision::fp32 ? CUBLAS_COMPUTE_32F : compute_type(precision);
 }

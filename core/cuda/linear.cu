@@ -1,9 +1,9 @@
 // CUDA Linear forward through cuBLASLt: one matmul whose epilogue adds the bias and applies the
 // ReLU as the tile is written, instead of a GEMM, a bias kernel and an activation kernel that each
 // read and write y again. Descriptors and the heuristic's algorithm are looked up once per shape
-// and kept (per thread: each data-parallel worker thread drives its own GPU). Where cuBLASLt has
-// no algorithm for a case (or the product is empty), the cuBLAS GEMM and the bias and ReLU
-// kernels do the same work.
+// and operand alignment and kept (per thread: each data-parallel worker thread drives its own
+// GPU). Where cuBLASLt has no algorithm for a case (or the product is empty), the cuBLAS GEMM and
+// the bias and ReLU kernels do the same work.
 #include <cublasLt.h>
 
 #include <atomic>
@@ -13,24 +13,31 @@
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
 #include "kiln/core/cuda/kernels.h"
-#include "kiln/core/cuda/stream_scratch.cuh"
+#include "kiln/core/cuda/runtime.h"
 
 namespace kiln::cuda {
 
 namespace {
 
-// NVIDIA suggests 32 MiB of cuBLASLt workspace on Hopper; it comes from the caching allocator,
-// so steady-state steps reuse one block.
+// NVIDIA suggests 32 MiB of cuBLASLt workspace on Hopper.
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 
-// Everything the descriptors and the heuristic's choice depend on. The heuristic also reads the
-// pointers' alignment, so that is part of the key.
+// Each operand's alignment in bytes: the largest power of two up to 256 dividing its address.
+struct Alignments {
+  std::uint32_t w, x, y, bias;
+  bool operator==(const Alignments&) const = default;
+};
+
+// Everything the descriptors and the heuristic's choice depend on. The heuristic assumes 256-byte
+// aligned operands unless told otherwise (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*) and reads the
+// bias pointer's alignment itself, so each operand's alignment is part of the key: a plan made
+// for aligned operands must not serve a row slice that starts mid-block.
 struct PlanKey {
   int device;
   Index n, in, out;
   cublasLtEpilogue_t epilogue;
   cublasComputeType_t compute;
-  unsigned alignment;
+  Alignments alignment;
   bool operator==(const PlanKey&) const = default;
 };
 
@@ -39,7 +46,8 @@ struct PlanKeyHash {
     std::size_t h = static_cast<std::size_t>(k.device);
     for (std::size_t v : {static_cast<std::size_t>(k.n), static_cast<std::size_t>(k.in),
                           static_cast<std::size_t>(k.out), static_cast<std::size_t>(k.epilogue),
-                          static_cast<std::size_t>(k.compute), static_cast<std::size_t>(k.alignment)})
+                          static_cast<std::size_t>(k.compute), std::size_t{k.alignment.w},
+                          std::size_t{k.alignment.x}, std::size_t{k.alignment.y}, std::size_t{k.alignment.bias}})
       h = h * 1000003u ^ v;
     return h;
   }
@@ -59,6 +67,9 @@ std::atomic<std::int64_t> g_fallbacks{0};
 struct ThreadPlans {
   std::unordered_map<int, cublasLtHandle_t> handles;  // per device
   std::unordered_map<PlanKey, Plan, PlanKeyHash> plans;
+  // One workspace per stream, taken once and kept: the matmuls of a stream run one after another,
+  // so they can share it, and a CUDA graph recorded on the stream may use it at every replay.
+  std::unordered_map<cudaStream_t, void*> workspaces;
 };
 
 ThreadPlans& thread_plans() {
@@ -66,12 +77,20 @@ ThreadPlans& thread_plans() {
   return state;
 }
 
-// The largest power of two up to 256 that divides every address.
-unsigned common_alignment(std::initializer_list<const void*> pointers) {
-  std::uintptr_t bits = 256;
-  for (const void* p : pointers)
-    if (p != nullptr) bits |= reinterpret_cast<std::uintptr_t>(p);
-  return static_cast<unsigned>(bits & (~bits + 1));  // lowest set bit
+// The largest power of two up to 256 that divides the address (256 for none).
+std::uint32_t alignment_of(const void* p) {
+  const std::uintptr_t bits = reinterpret_cast<std::uintptr_t>(p) | 256u;
+  return static_cast<std::uint32_t>(bits & (~bits + 1));  // the lowest set bit
+}
+
+void* workspace_for(ThreadPlans& state, int device, cudaStream_t stream) {
+  auto it = state.workspaces.find(stream);
+  if (it == state.workspaces.end()) {
+    void* block = device_allocator(device).allocate(kWorkspaceBytes, stream);
+    if (block == nullptr) KILN_CUDA_CHECK(cudaErrorMemoryAllocation);
+    it = state.workspaces.emplace(stream, block).first;
+  }
+  return it->second;
 }
 
 cublasLtEpilogue_t epilogue_for(bool bias, bool relu) {
@@ -105,6 +124,13 @@ Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, const float* bias) {
   const std::uint64_t workspace = kWorkspaceBytes;
   KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
       preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace)));
+  const auto set_min_alignment = [&](cublasLtMatmulPreferenceAttributes_t attribute, std::uint32_t bytes) {
+    KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &bytes, sizeof(bytes)));
+  };
+  set_min_alignment(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.alignment.w);
+  set_min_alignment(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.alignment.x);
+  set_min_alignment(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.alignment.y);
+  set_min_alignment(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.alignment.y);
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
@@ -144,7 +170,8 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
   }
   const cublasLtHandle_t handle = handle_it->second;
   const PlanKey key{device, n, in, out, epilogue_for(bias != nullptr, relu),
-                    lt_compute_type(matmul_precision()), common_alignment({x, w, bias, y})};
+                    lt_compute_type(matmul_precision()),
+                    {alignment_of(w), alignment_of(x), alignment_of(y), alignment_of(bias)}};
   auto plan_it = state.plans.find(key);
   if (plan_it == state.plans.end()) plan_it = state.plans.emplace(key, make_plan(handle, key, bias)).first;
   Plan& plan = plan_it->second;
@@ -156,9 +183,15 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
   // The bias pointer is the one per-call value the descriptor holds (a host-side store).
   if (bias != nullptr) set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
   const float alpha = 1.0f, beta = 0.0f;
-  StreamScratch workspace(kWorkspaceBytes, stream);
-  KILN_CUBLAS_CHECK(cublasLtMatmul(handle, plan.desc, &alpha, w, plan.w, x, plan.x, &beta, y, plan.y,
-                                   y, plan.y, &plan.algo, workspace.get(), kWorkspaceBytes, stream));
+  const cublasStatus_t status =
+      cublasLtMatmul(handle, plan.desc, &alpha, w, plan.w, x, plan.x, &beta, y, plan.y, y, plan.y,
+                     &plan.algo, workspace_for(state, device, stream), kWorkspaceBytes, stream);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED) {  // the chosen algorithm refused these operands after all
+    plan.has_algo = false;
+    g_fallbacks.fetch_add(1, std::memory_order_relaxed);
+    return unfused_forward(n, in, out, x, w, bias, relu, y, stream);
+  }
+  KILN_CUBLAS_CHECK(status);
 }
 
 }  // namespace kiln::cuda

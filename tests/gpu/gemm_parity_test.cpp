@@ -124,6 +124,9 @@ TEST(GemmParity, Tf32AndBf16AreCloseToTheCpuButNotExactFp32) {
   EXPECT_TRUE(all_close(bf16, expected, 5e-2f, 5e-2f * scale));
   const float tf32_error = worst_error(tf32.to_vector<float>()), bf16_error = worst_error(bf16.to_vector<float>());
   EXPECT_GT(tf32_error, 0.0f) << "TF32 gave exact fp32 bits";
+  // CUBLAS_COMPUTE_32F_FAST_16BF "allows down-converting inputs to bfloat16 or TF32": if cuBLAS
+  // chose TF32 kernels, --precision bf16 is TF32 in fact, and this says so.
+  EXPECT_NE(bf16.to_vector<float>(), tf32.to_vector<float>()) << "cuBLAS ran FAST_16BF as TF32";
   EXPECT_GT(bf16_error, 3.0f * tf32_error) << "bf16 rounded no more than TF32 did";
   EXPECT_EQ(matmul(on_gpu(a), on_gpu(b), false, true).to_vector<float>(), exact)
       << "back to fp32 after set_matmul_precision(fp32)";
