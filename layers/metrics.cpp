@@ -9,13 +9,16 @@ RunningMetrics::RunningMetrics(Device device)
       correct_(Tensor::zeros(Shape{}, DType::f32, device)) {}
 
 void RunningMetrics::update(const Tensor& logits, const Tensor& labels, const Tensor& mean_loss) {
+  accumulate(logits, labels, mean_loss);
+  count(logits.size(0));
+}
+
+void RunningMetrics::accumulate(const Tensor& logits, const Tensor& labels, const Tensor& mean_loss) {
   KILN_CHECK(mean_loss.defined() && mean_loss.numel() == 1,
              "RunningMetrics: the loss must be a scalar tensor, found {}",
              mean_loss.defined() ? mean_loss.str() : std::string("an undefined tensor"));
   count_correct(logits, labels, correct_);
-  const std::int64_t n = logits.size(0);
-  axpy(static_cast<float>(n), mean_loss.view(Shape{}), loss_sum_);
-  samples_ += n;
+  axpy(static_cast<float>(logits.size(0)), mean_loss.view(Shape{}), loss_sum_);
 }
 
 RunningMetrics::Values RunningMetrics::read() const {

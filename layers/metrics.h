@@ -11,7 +11,12 @@ class RunningMetrics {
   explicit RunningMetrics(Device device = Device::cpu());
 
   // logits: (N, C), labels: (N), mean_loss: the batch's scalar mean loss, all on the device.
+  // The same as accumulate() then count(N).
   void update(const Tensor& logits, const Tensor& labels, const Tensor& mean_loss);
+  // The device half of update(): queues the two ops (a CUDA graph can record them)...
+  void accumulate(const Tensor& logits, const Tensor& labels, const Tensor& mean_loss);
+  // ...and the host half, once per batch of n samples (per replay of such a graph).
+  void count(std::int64_t n) { samples_ += n; }
   struct Values {
     double mean_loss = 0.0;
     double accuracy = 0.0;  // in [0, 1]

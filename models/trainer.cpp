@@ -57,8 +57,8 @@ void check_options(const TrainOptions& o) {
 // full batch then runs eagerly at the full shapes and the one after is captured.
 struct GraphedStep {
   CudaGraph graph;
-  Tensor x, y;          // the inputs the graph reads
-  Tensor logits, loss;  // buffers it writes
+  Tensor x, y;  // the inputs the graph reads
+  Tensor loss;  // the buffer it writes the loss to
   bool warm = false;  // a full batch ran eagerly since the last reset
 
   void reset() {
@@ -95,28 +95,24 @@ struct Run {
         profiler(d), metrics(d) {}
 };
 
-struct StepOutputs {
-  Tensor logits, loss;  // on the device
-};
-
-// Forward, loss, zero_grad and backward, and (eagerly) the running metrics. While it is recorded
-// into a CUDA graph (`eager` false) nothing is timed, since events cannot time inside a graph,
-// and the metrics are left to the caller, since they count samples on the host.
-StepOutputs forward_backward(Run& r, const Tensor& batch_x, const Tensor& y, bool eager) {
+// Forward, loss, the metrics' device ops, zero_grad and backward. While it is recorded into a CUDA
+// graph (`eager` false) nothing is timed, since events cannot time inside a graph, and the
+// metrics' host-side sample count is left to each replay. Returns the loss tensor (on the device).
+Tensor forward_backward(Run& r, const Tensor& batch_x, const Tensor& y, bool eager) {
   const Tensor x = r.model.as_input(batch_x);
   if (eager) r.profiler.start(Stage::forward);
-  StepOutputs out;
-  out.logits = r.model.net->forward(x);
-  out.loss = r.loss.forward(out.logits, y);
+  const Tensor& logits = r.model.net->forward(x);
+  Tensor loss = r.loss.forward(logits, y);
+  r.metrics.accumulate(logits, y, loss);
   if (eager) {
-    r.metrics.update(out.logits, y, out.loss);
+    r.metrics.count(batch_x.size(0));
     r.profiler.stop(Stage::forward);
     r.profiler.start(Stage::backward);
   }
   r.optimizer->zero_grad();
   r.model.net->backward(r.loss.backward());
   if (eager) r.profiler.stop(Stage::backward);
-  return out;
+  return loss;
 }
 
 // forward_backward through the run's CUDA graph: eagerly for a short batch (and the graph is
@@ -127,7 +123,7 @@ Tensor graphed_forward_backward(Run& r, const Batch& batch) {
   if (!full || !g.warm) {
     if (!full) g.reset();
     g.warm = full;
-    return forward_backward(r, batch.x, batch.y, true).loss;
+    return forward_backward(r, batch.x, batch.y, true);
   }
   const Stream stream = Stream::current(r.device);
   if (!g.graph.captured()) {
@@ -136,11 +132,7 @@ Tensor graphed_forward_backward(Run& r, const Batch& batch) {
       g.y = Tensor::empty(batch.y.shape(), batch.y.dtype(), r.device);
     }
     try {
-      g.graph.capture(r.device, [&] {
-        StepOutputs out = forward_backward(r, g.x, g.y, false);
-        g.logits = out.logits;
-        g.loss = out.loss;
-      });
+      g.graph.capture(r.device, [&] { g.loss = forward_backward(r, g.x, g.y, false); });
     } catch (const Error& e) {
       KILN_THROW("--cuda-graph: recording the training step failed: {}; train without --cuda-graph", e.what());
     }
@@ -149,7 +141,7 @@ Tensor graphed_forward_backward(Run& r, const Batch& batch) {
   copy_async(batch.x, g.x, stream);
   copy_async(batch.y, g.y, stream);
   g.graph.replay();
-  r.metrics.update(g.logits, g.y, g.loss);
+  r.metrics.count(batch.x.size(0));
   r.profiler.stop(Stage::graph);
   return g.loss;
 }
@@ -158,7 +150,7 @@ Tensor graphed_forward_backward(Run& r, const Batch& batch) {
 Tensor train_step(Run& r, const Batch& batch, std::int64_t step) {
   r.faults.at_step(r.comm.rank(), step);
   r.optimizer->set_lr(r.schedule->lr_at(step));
-  const Tensor loss = r.graphed ? graphed_forward_backward(r, batch) : forward_backward(r, batch.x, batch.y, true).loss;
+  const Tensor loss = r.graphed ? graphed_forward_backward(r, batch) : forward_backward(r, batch.x, batch.y, true);
   if (r.reducer) {  // on a GPU this times only the wait for what backward did not hide
     r.profiler.start(Stage::allreduce);
     r.reducer->finish();
