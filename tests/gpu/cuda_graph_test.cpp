@@ -4,7 +4,6 @@
 // training.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <sstream>
 
 #include "kiln/core/cuda_graph.h"
@@ -64,8 +63,7 @@ TEST(CudaGraph, TrainingWithTheGraphEndsWithTheWeightsOfEagerTraining) {
     o.schedule = "cosine";  // a new learning rate every step, set outside the graph
     o.workers = 1;
     o.cuda_graph = graphed;
-    o.checkpoint_dir = ::testing::TempDir() + "kiln_graph_" + name;
-    std::filesystem::remove_all(o.checkpoint_dir);
+    o.checkpoint_dir = kiln::testing::fresh_checkpoint_dir("graph_" + name);
     std::ostringstream out;
     return std::pair{o, kiln::train(o, out)};
   };

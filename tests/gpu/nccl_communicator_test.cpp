@@ -3,7 +3,6 @@
 // broadcasts like the CPU reference; and `--gpus 0` training equals plain single-GPU training.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -114,8 +113,7 @@ TEST(NcclCommunicator, TrainingWithGpus0EqualsPlainSingleGpuTraining) {
     kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-64-10", 2048, 128);
     o.workers = 1;
     o.distributed = "none";
-    o.checkpoint_dir = ::testing::TempDir() + "kiln_nccl_" + name;
-    std::filesystem::remove_all(o.checkpoint_dir);
+    o.checkpoint_dir = kiln::testing::fresh_checkpoint_dir("nccl_" + name);
     return o;
   };
   std::ostringstream out;
@@ -154,12 +152,10 @@ TEST(NcclCommunicator, TrainingOnEveryGpuFollowsOneGpuAtTheSameGlobalBatch) {
   std::ostringstream out;
   kiln::TrainOptions one = o;
   one.device = "gpu:0";
-  one.checkpoint_dir = ::testing::TempDir() + "kiln_nccl_one";
+  one.checkpoint_dir = kiln::testing::fresh_checkpoint_dir("nccl_one");
   kiln::TrainOptions all = o;
   all.gpus = devices;
-  all.checkpoint_dir = ::testing::TempDir() + "kiln_nccl_all";
-  std::filesystem::remove_all(one.checkpoint_dir);
-  std::filesystem::remove_all(all.checkpoint_dir);
+  all.checkpoint_dir = kiln::testing::fresh_checkpoint_dir("nccl_all");
   kiln::train(one, out);
   kiln::train(all, out);
   const auto wa = kiln::load_safetensors(one.checkpoint_dir + "/model.safetensors");

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <sstream>
 
 #include "kiln/core/device.h"
@@ -147,8 +146,7 @@ kiln::TrainOptions tiny_run(const std::string& name) {
   kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-32-10", 256, 32);
   o.workers = 0;
   o.distributed = "none";
-  o.checkpoint_dir = ::testing::TempDir() + "kiln_overlap_" + name;
-  std::filesystem::remove_all(o.checkpoint_dir);
+  o.checkpoint_dir = kiln::testing::fresh_checkpoint_dir("overlap_" + name);
   return o;
 }
 }  // namespace

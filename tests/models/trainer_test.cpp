@@ -18,11 +18,7 @@ kiln::TrainOptions small_run() {
   return o;
 }
 
-std::string fresh_dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "kiln_trainer_" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+using kiln::testing::fresh_checkpoint_dir;
 
 std::string error_of(const kiln::TrainOptions& o) {
   std::ostringstream out;
@@ -55,12 +51,12 @@ TEST(Trainer, LearnsTheArticleSetAndReportsEveryStage) {
 
 TEST(Trainer, ResumingFromACheckpointEndsWithTheSameWeightsAsAnUninterruptedRun) {
   kiln::TrainOptions straight = small_run();
-  straight.checkpoint_dir = fresh_dir("straight");
+  straight.checkpoint_dir = fresh_checkpoint_dir("trainer_straight");
   std::ostringstream out;
   kiln::train(straight, out);
 
   kiln::TrainOptions first = small_run();
-  first.checkpoint_dir = fresh_dir("resumed");
+  first.checkpoint_dir = fresh_checkpoint_dir("trainer_resumed");
   first.epochs = 1;
   kiln::train(first, out);
   kiln::TrainOptions second = small_run();
@@ -79,7 +75,7 @@ TEST(Trainer, ResumingFromACheckpointEndsWithTheSameWeightsAsAnUninterruptedRun)
 TEST(Trainer, StartsFromSavedWeightsWithInit) {
   kiln::TrainOptions o = small_run();
   o.epochs = 1;
-  o.checkpoint_dir = fresh_dir("init");
+  o.checkpoint_dir = fresh_checkpoint_dir("trainer_init");
   std::ostringstream out;
   const double trained = kiln::train(o, out).epochs.back().test_accuracy;
   kiln::TrainOptions again = small_run();
@@ -91,7 +87,7 @@ TEST(Trainer, StartsFromSavedWeightsWithInit) {
 
 TEST(Trainer, StopsWhenAskedAndSavesWhereItStopped) {
   kiln::TrainOptions o = small_run();
-  o.checkpoint_dir = fresh_dir("stop");
+  o.checkpoint_dir = fresh_checkpoint_dir("trainer_stop");
   std::atomic<bool> stop{true};  // as if Ctrl-C came during the first step
   std::ostringstream out;
   const kiln::TrainResult result = kiln::train(o, out, &stop);

@@ -36,10 +36,7 @@ kiln::TrainOptions small_run(const std::string& dir) {
 }
 
 std::string fresh_dir(const std::string& name, int rank) {
-  const std::string dir =
-      ::testing::TempDir() + "kiln_mpi_" + name + "_rank" + std::to_string(rank);
-  std::filesystem::remove_all(dir);
-  return dir;
+  return kiln::testing::fresh_checkpoint_dir("mpi_" + name + "_rank" + std::to_string(rank));
 }
 
 int this_rank() { return kiln::mpi_launch_from_environment().value_or(kiln::MpiLaunch{}).rank; }
