@@ -15,7 +15,11 @@ Sequential& Sequential::add(std::shared_ptr<Module> module) {
   module->to(device());
   module->train(is_training());
   register_module(fmt::format("layers.{}", modules_.size()), module);
+  const auto* relu = dynamic_cast<const ActivationLayer*>(module.get());
+  if (relu != nullptr && relu->kind() == Activation::relu && !modules_.empty())
+    fused_.back() = dynamic_cast<Linear*>(modules_.back().get());
   modules_.push_back(std::move(module));
+  fused_.push_back(nullptr);
   return *this;
 }
 
@@ -27,17 +31,10 @@ Shape Sequential::output_shape(const Shape& input) const {
   return shape;
 }
 
-Linear* Sequential::fused_linear_at(std::size_t i) const {
-  if (i + 1 >= modules_.size()) return nullptr;
-  const auto* next = dynamic_cast<const ActivationLayer*>(modules_[i + 1].get());
-  if (next == nullptr || next->kind() != Activation::relu) return nullptr;
-  return dynamic_cast<Linear*>(modules_[i].get());
-}
-
 Tensor Sequential::forward_impl(const Tensor& x) {
   Tensor h = x;
   for (std::size_t i = 0; i < modules_.size(); ++i) {
-    if (Linear* linear = fused_linear_at(i)) {
+    if (Linear* linear = fused_[i]) {
       h = linear->forward_relu(h);
       ++i;  // the ReLU is done
     } else {
@@ -50,7 +47,7 @@ Tensor Sequential::forward_impl(const Tensor& x) {
 Tensor Sequential::backward_impl(const Tensor& dy) {
   Tensor g = dy;
   for (std::size_t i = modules_.size(); i-- > 0;) {
-    if (i > 0 && fused_linear_at(i - 1) != nullptr) {  // a fused ReLU: its Linear takes g as it is
+    if (i > 0 && fused_[i - 1] != nullptr) {  // a fused ReLU: its Linear takes g as it is
       if (backward_hook_) backward_hook_(*modules_[i]);
       continue;
     }

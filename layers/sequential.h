@@ -37,10 +37,10 @@ class Sequential : public Module {
   Tensor backward_impl(const Tensor& dy) override;
 
  private:
-  // The Linear at modules_[i] when modules_[i + 1] is a ReLU it absorbs, else null.
-  class Linear* fused_linear_at(std::size_t i) const;
-
   std::vector<std::shared_ptr<Module>> modules_;
+  // fused_[i]: the Linear at modules_[i] when modules_[i + 1] is a ReLU it absorbs, else null;
+  // decided in add(), the one place the list changes.
+  std::vector<class Linear*> fused_;
   std::function<void(Module&)> backward_hook_;
 };
 

@@ -119,7 +119,7 @@ Tensor forward_backward(Run& r, const Tensor& batch_x, const Tensor& y, bool eag
 // reset) or for the first full batch since a reset, captured on the second, replayed after.
 Tensor graphed_forward_backward(Run& r, const Batch& batch) {
   GraphedStep& g = *r.graphed;
-  const bool full = batch.x.size(0) * r.comm.world_size() == r.o.batch_size;
+  const bool full = batch.x.size(0) == r.train_loader->options().batch_size;
   if (!full || !g.warm) {
     if (!full) g.reset();
     g.warm = full;

@@ -83,6 +83,16 @@ std::uint32_t alignment_of(const void* p) {
   return static_cast<std::uint32_t>(bits & (~bits + 1));  // the lowest set bit
 }
 
+cublasLtHandle_t handle_for(ThreadPlans& state, int device) {
+  auto it = state.handles.find(device);
+  if (it == state.handles.end()) {
+    cublasLtHandle_t handle = nullptr;
+    KILN_CUBLAS_CHECK(cublasLtCreate(&handle));
+    it = state.handles.emplace(device, handle).first;
+  }
+  return it->second;
+}
+
 void* workspace_for(ThreadPlans& state, int device, cudaStream_t stream) {
   auto it = state.workspaces.find(stream);
   if (it == state.workspaces.end()) {
@@ -162,23 +172,18 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
   int device = 0;
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   ThreadPlans& state = thread_plans();
-  auto handle_it = state.handles.find(device);
-  if (handle_it == state.handles.end()) {
-    cublasLtHandle_t handle = nullptr;
-    KILN_CUBLAS_CHECK(cublasLtCreate(&handle));
-    handle_it = state.handles.emplace(device, handle).first;
-  }
-  const cublasLtHandle_t handle = handle_it->second;
+  const cublasLtHandle_t handle = handle_for(state, device);
   const PlanKey key{device, n, in, out, epilogue_for(bias != nullptr, relu),
                     lt_compute_type(matmul_precision()),
                     {alignment_of(w), alignment_of(x), alignment_of(y), alignment_of(bias)}};
   auto plan_it = state.plans.find(key);
   if (plan_it == state.plans.end()) plan_it = state.plans.emplace(key, make_plan(handle, key, bias)).first;
   Plan& plan = plan_it->second;
-  if (!plan.has_algo) {
+  const auto fall_back = [&] {
     g_fallbacks.fetch_add(1, std::memory_order_relaxed);
-    return unfused_forward(n, in, out, x, w, bias, relu, y, stream);
-  }
+    unfused_forward(n, in, out, x, w, bias, relu, y, stream);
+  };
+  if (!plan.has_algo) return fall_back();
 
   // The bias pointer is the one per-call value the descriptor holds (a host-side store).
   if (bias != nullptr) set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
@@ -188,8 +193,7 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
                      &plan.algo, workspace_for(state, device, stream), kWorkspaceBytes, stream);
   if (status == CUBLAS_STATUS_NOT_SUPPORTED) {  // the chosen algorithm refused these operands after all
     plan.has_algo = false;
-    g_fallbacks.fetch_add(1, std::memory_order_relaxed);
-    return unfused_forward(n, in, out, x, w, bias, relu, y, stream);
+    return fall_back();
   }
   KILN_CUBLAS_CHECK(status);
 }
