@@ -144,7 +144,8 @@ int main(int argc, char** argv) {
       ->excludes("--cpu-only", "--gpu-only");
   app.add_option("--out", b.out_dir, "folder for speedup.md, speedup.csv and speedup.svg")->capture_default_str();
   app.add_option("--precision", b.precision, "GPU matrix products: fp32, tf32 or bf16 (core/precision.h)")->capture_default_str();
-  app.add_flag("--cuda-graph", b.cuda_graph, "GPU rows: each step's forward and backward as one CUDA graph");
+  app.add_flag("--cuda-graph", b.cuda_graph,
+               "GPU rows: each step (forward, backward, update) as one CUDA graph");
   app.add_flag("--loader", b.loader,
                "instead of the speedup table: the data-loading sweep, workers x pinned memory x batch size");
   app.add_option("--images", b.images, "--loader: Fashion-MNIST image folder (kiln-export-images --out DIR)")

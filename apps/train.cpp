@@ -43,8 +43,9 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_option("--precision", o.precision, "GPU matrix products: fp32 (exact), tf32 or bf16 (tensor cores, fp32 master weights)")
       ->capture_default_str();
   app.add_option("--checkpoint", o.checkpoint_dir, "folder for checkpoints, written after each epoch");
-  app.add_flag("--cuda-graph", o.cuda_graph,
-               "GPU: replay each full batch's forward and backward as one CUDA graph (one launch)");
+  app.add_flag(
+      "--cuda-graph", o.cuda_graph,
+      "GPU: replay each full batch's whole step (forward, backward, update) as one CUDA graph");
   app.add_flag("--resume", o.resume, "continue from the checkpoint in --checkpoint");
   app.add_option("--init", o.init, "start from the weights of a safetensors file");
   app.add_option("--log-json", o.log_json, "append one JSON line per epoch to this file");

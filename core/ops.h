@@ -166,16 +166,26 @@ void copy_async(const Tensor& src, Tensor& dst, const Stream& stream);
 // shape of params[i] or tensors[i]). On a GPU each is one fused launch per 64 tensors (a block per
 // chunk of one tensor): nothing is allocated per step and the host never waits. The per-element
 // formulas, PyTorch's, are in core/optimizer_math.h.
+// Per-step scalars kept beside the parameters, for an update recorded once into a CUDA graph and
+// replayed (core/optimizer_math.h, StepRowsOnDevice): rows (n, width) float32, a row per update
+// to come (width 1 for SGD: the learning rate; 5 for Adam: an AdamScalars), and cursor (1) int32,
+// the row of the next update. An update given them reads row `cursor` in place of its learning
+// rate (and step) argument and then adds 1 to the cursor, both on the parameters' device.
+struct StepScalarRows {
+  const Tensor* rows = nullptr;
+  Tensor* cursor = nullptr;
+};
 // params, grads (, momentum_buffers: empty when momentum == 0) -> one torch.optim.SGD step. On
 // the first step the buffers are only written (buf = g), so they may start uninitialised.
 void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
-              std::span<Tensor* const> momentum_buffers, const SgdConfig& config,
-              bool first_step);
+              std::span<Tensor* const> momentum_buffers, const SgdConfig& config, bool first_step,
+              const StepScalarRows* per_step = nullptr);
 // params, grads, exp_avg, exp_avg_sq -> one torch.optim.Adam / AdamW step; step counts from 1
 // (the first update) for the bias corrections; the moments start at zero.
 void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
                std::span<Tensor* const> exp_avg, std::span<Tensor* const> exp_avg_sq,
-               const AdamConfig& config, std::int64_t step);
+               const AdamConfig& config, std::int64_t step,
+               const StepScalarRows* per_step = nullptr);
 // tensors -> out: (1) = sum of squares of every element of every tensor, accumulated in double
 // in an order fixed by the sizes alone (no atomics), so repeated calls give the same bits.
 void multi_sum_squares(std::span<const Tensor* const> tensors, Tensor& out);

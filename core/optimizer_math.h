@@ -45,6 +45,37 @@ struct AdamScalars {
   float decay;                  // AdamW: param.mul_(1 - lr * weight_decay)
 };
 
+static_assert(sizeof(AdamScalars) == 5 * sizeof(float),
+              "a row of Adam's per-step scalars is 5 floats");
+
+// An update recorded once into a CUDA graph and replayed for many steps cannot take its learning
+// rate (or Adam's step-dependent scalars) as a kernel argument, which the recording fixes. It
+// reads them on the device instead: row *cursor of `rows` (count rows of `width` floats: SGD's
+// lr, or an AdamScalars), and the cursor then advances there, so the host writes nothing between
+// replays. A cursor past the last row reads the last row; the host side (optim/step_scalars.h)
+// counts the replays so that this never happens.
+struct StepRowsOnDevice {
+  const float* rows = nullptr;  // null: the scalars come from the host, as arguments
+  std::int32_t count = 0;
+  std::int32_t width = 0;
+  std::int32_t* cursor = nullptr;
+};
+
+KILN_OPT_HD const float* current_row(const StepRowsOnDevice& r) {
+  const std::int32_t i = *r.cursor;
+  return r.rows + static_cast<std::int64_t>(i < r.count ? i : r.count - 1) * r.width;
+}
+
+// An AdamScalars as a row of 5 floats and back, in field order.
+KILN_OPT_HD AdamScalars adam_scalars_from_row(const float* row) {
+  return {row[0], row[1], row[2], row[3], row[4]};
+}
+inline void adam_scalars_to_row(const AdamScalars& s, float* row) {
+  const float fields[5] = {s.one_minus_beta1, s.one_minus_beta2, s.step_size,
+                           s.bias_correction2_sqrt, s.decay};
+  for (int i = 0; i < 5; ++i) row[i] = fields[i];
+}
+
 // step counts from 1 (the first update).
 inline AdamScalars adam_scalars(const AdamConfig& c, std::int64_t step) {
   const double t = static_cast<double>(step), lr = c.lr, beta1 = c.beta1, beta2 = c.beta2;

@@ -3,6 +3,7 @@
 // hyper-parameters, then hands the backend flat arrays of sizes and pointers, so the CUDA side
 // can pack up to 64 tensors into one launch.
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "kiln/core/cpu/kernels.h"
@@ -54,10 +55,41 @@ void check_scalar(const char* op, const char* name, const Tensor& t, Device devi
 
 int count_of(std::size_t n) { return static_cast<int>(n); }
 
+// The per-step rows of an update (ops.h, StepScalarRows) as the backends take them, after
+// checking them; empty when the scalars come as arguments. On the CPU the cursor is read here,
+// so it is also checked to point at a row.
+StepRowsOnDevice step_rows(const char* op, const StepScalarRows* per_step, std::int32_t width,
+                           Device device) {
+  if (per_step == nullptr) return {};
+  KILN_CHECK(per_step->rows != nullptr && per_step->cursor != nullptr,
+             "{}: per-step scalars need both their rows and their cursor", op);
+  const Tensor& rows = *per_step->rows;
+  Tensor& cursor = *per_step->cursor;
+  detail::check_operands(op, {{"per-step rows", &rows}}, DType::f32);
+  detail::check_operands(op, {{"per-step cursor", &cursor}}, DType::i32);
+  detail::check_shape(op, {"per-step cursor", &cursor}, Shape{1});
+  KILN_CHECK(rows.rank() == 2 && rows.size(1) == width && rows.size(0) >= 1 &&
+                 rows.size(0) <= std::numeric_limits<std::int32_t>::max(),
+             "{}: the per-step rows must be (steps, {}) with at least one row, found {}", op, width,
+             rows.str());
+  KILN_CHECK(rows.device() == device && cursor.device() == device,
+             "{}: the per-step rows ({}) and cursor ({}) must be on the parameters' device, {}", op,
+             rows.device().str(), cursor.device().str(), device.str());
+  const StepRowsOnDevice out{rows.data<float>(), static_cast<std::int32_t>(rows.size(0)), width,
+                             cursor.data<std::int32_t>()};
+  if (device.is_cpu())
+    KILN_CHECK(*out.cursor >= 0 && *out.cursor < out.count,
+               "{}: the per-step rows are used up: the cursor is at row {} of {}; prepare rows "
+               "for the steps to come",
+               op, *out.cursor, out.count);
+  return out;
+}
+
 }  // namespace
 
 void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
-              std::span<Tensor* const> momentum_buffers, const SgdConfig& c, bool first_step) {
+              std::span<Tensor* const> momentum_buffers, const SgdConfig& c, bool first_step,
+              const StepScalarRows* per_step) {
   constexpr const char* op = "sgd_step";
   KILN_CHECK(c.lr >= 0.0f && c.momentum >= 0.0f && c.weight_decay >= 0.0f,
              "{}: lr ({}), momentum ({}) and weight_decay ({}) must be non-negative", op, c.lr,
@@ -78,15 +110,22 @@ void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> gr
   const auto sizes = sizes_of(params);
   float* const* bufs = with_momentum ? buf.data() : nullptr;
   const int n = count_of(params.size());
-  if (params[0]->device().is_cpu())
-    return cpu::sgd_step(n, sizes.data(), p.data(), g.data(), bufs, c, first_step);
-  KILN_ON_CUDA(op, cuda::sgd_step(n, sizes.data(), p.data(), g.data(), bufs, c, first_step,
-                                  detail::prepare_cuda(params[0]->device())));
+  const Device device = params[0]->device();
+  const StepRowsOnDevice rows = step_rows(op, per_step, 1, device);
+  if (device.is_cpu()) {
+    SgdConfig config = c;
+    if (rows.rows != nullptr) config.lr = current_row(rows)[0];
+    cpu::sgd_step(n, sizes.data(), p.data(), g.data(), bufs, config, first_step);
+    if (rows.rows != nullptr) ++*rows.cursor;
+    return;
+  }
+  KILN_ON_CUDA(op, cuda::sgd_step(n, sizes.data(), p.data(), g.data(), bufs, c, first_step, rows,
+                                  detail::prepare_cuda(device)));
 }
 
 void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
                std::span<Tensor* const> exp_avg, std::span<Tensor* const> exp_avg_sq,
-               const AdamConfig& c, std::int64_t step) {
+               const AdamConfig& c, std::int64_t step, const StepScalarRows* per_step) {
   constexpr const char* op = "adam_step";
   KILN_CHECK(c.lr >= 0.0f && c.eps >= 0.0f && c.weight_decay >= 0.0f,
              "{}: lr ({}), eps ({}) and weight_decay ({}) must be non-negative", op, c.lr, c.eps,
@@ -102,10 +141,17 @@ void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> g
   const auto sizes = sizes_of(params);
   const AdamScalars s = adam_scalars(c, step);
   const int n = count_of(params.size());
-  if (params[0]->device().is_cpu())
-    return cpu::adam_step(n, sizes.data(), p.data(), g.data(), m.data(), v.data(), c, s);
+  const Device device = params[0]->device();
+  const StepRowsOnDevice rows =
+      step_rows(op, per_step, sizeof(AdamScalars) / sizeof(float), device);
+  if (device.is_cpu()) {
+    const AdamScalars scalars = rows.rows != nullptr ? adam_scalars_from_row(current_row(rows)) : s;
+    cpu::adam_step(n, sizes.data(), p.data(), g.data(), m.data(), v.data(), c, scalars);
+    if (rows.rows != nullptr) ++*rows.cursor;
+    return;
+  }
   KILN_ON_CUDA(op, cuda::adam_step(n, sizes.data(), p.data(), g.data(), m.data(), v.data(), c, s,
-                                   detail::prepare_cuda(params[0]->device())));
+                                   rows, detail::prepare_cuda(device)));
 }
 
 void multi_sum_squares(std::span<const Tensor* const> tensors, Tensor& out) {

@@ -8,7 +8,7 @@ std::string_view stage_name(Stage stage) {
     case Stage::copy: return "host->device copy";
     case Stage::forward: return "forward";
     case Stage::backward: return "backward";
-    case Stage::graph: return "forward+backward (CUDA graph)";
+    case Stage::graph: return "whole step (CUDA graph)";
     case Stage::optimizer: return "optimizer step";
     case Stage::allreduce: return "all-reduce";
   }

@@ -11,7 +11,8 @@
 
 namespace kiln {
 
-// graph: forward and backward replayed as one CUDA graph (--cuda-graph), which cannot be split.
+// graph: the whole step (forward, backward, update) replayed as one CUDA graph (--cuda-graph),
+// which cannot be split.
 enum class Stage : unsigned char { data_wait, copy, forward, backward, graph, optimizer, allreduce };
 inline constexpr std::size_t kStageCount = 7;
 std::string_view stage_name(Stage stage);  // "data wait", "host->device copy", ...

@@ -31,6 +31,7 @@
 #include "kiln/optim/gradient_reducer.h"
 #include "kiln/optim/lr_schedule.h"
 #include "kiln/optim/make_optimizer.h"
+#include "kiln/optim/step_scalars.h"
 
 namespace kiln {
 
@@ -51,12 +52,16 @@ void check_options(const TrainOptions& o) {
              o.dist_timeout_s);
 }
 
-// --cuda-graph: the forward and backward of a full batch, recorded once and replayed. The graph
-// reads the batch from x and y (each batch is copied there first) and writes the modules' own
-// buffers, so anything that may reallocate them (a short batch, evaluation) resets it; the next
-// full batch then runs eagerly at the full shapes and the one after is captured.
+// --cuda-graph: the whole step of a full batch (forward, loss, metrics, zero_grad, backward and
+// the optimizer update) recorded once and replayed with one launch. The graph reads the batch
+// from x and y (each batch is copied there first) and writes the modules' own buffers, so
+// anything that may reallocate them (a short batch, evaluation) resets it; the next full batch
+// then runs eagerly at the full shapes and the one after is recorded. The recorded update reads
+// its learning rate (and Adam's bias corrections) from `scalars`, rows prepared at the recording
+// for the rest of the epoch.
 struct GraphedStep {
   CudaGraph graph;
+  StepScalars scalars;
   Tensor x, y;  // the inputs the graph reads
   Tensor loss;  // the buffer it writes the loss to
   bool warm = false;  // a full batch ran eagerly since the last reset
@@ -115,42 +120,10 @@ Tensor forward_backward(Run& r, const Tensor& batch_x, const Tensor& y, bool eag
   return loss;
 }
 
-// forward_backward through the run's CUDA graph: eagerly for a short batch (and the graph is
-// reset) or for the first full batch since a reset, captured on the second, replayed after.
-Tensor graphed_forward_backward(Run& r, const Batch& batch) {
-  GraphedStep& g = *r.graphed;
-  const bool full = batch.x.size(0) == r.train_loader->options().batch_size;
-  if (!full || !g.warm) {
-    if (!full) g.reset();
-    g.warm = full;
-    return forward_backward(r, batch.x, batch.y, true);
-  }
-  const Stream stream = Stream::current(r.device);
-  if (!g.graph.captured()) {
-    if (!g.x.defined() || g.x.shape() != batch.x.shape()) {
-      g.x = Tensor::empty(batch.x.shape(), batch.x.dtype(), r.device);
-      g.y = Tensor::empty(batch.y.shape(), batch.y.dtype(), r.device);
-    }
-    try {
-      g.graph.capture(r.device, [&] { g.loss = forward_backward(r, g.x, g.y, false); });
-    } catch (const Error& e) {
-      KILN_THROW("--cuda-graph: recording the training step failed: {}; train without --cuda-graph", e.what());
-    }
-  }
-  r.profiler.start(Stage::graph);
-  copy_async(batch.x, g.x, stream);
-  copy_async(batch.y, g.y, stream);
-  g.graph.replay();
-  r.metrics.count(batch.x.size(0));
-  r.profiler.stop(Stage::graph);
-  return g.loss;
-}
-
-// Forward, loss, backward and update for one batch; returns the loss tensor (on the device).
-Tensor train_step(Run& r, const Batch& batch, std::int64_t step) {
-  r.faults.at_step(r.comm.rank(), step);
-  r.optimizer->set_lr(r.schedule->lr_at(step));
-  const Tensor loss = r.graphed ? graphed_forward_backward(r, batch) : forward_backward(r, batch.x, batch.y, true);
+// Forward, loss, backward and update for one batch, each stage timed; returns the loss tensor
+// (on the device).
+Tensor eager_step(Run& r, const Batch& batch) {
+  const Tensor loss = forward_backward(r, batch.x, batch.y, true);
   if (r.reducer) {  // on a GPU this times only the wait for what backward did not hide
     r.profiler.start(Stage::allreduce);
     r.reducer->finish();
@@ -160,6 +133,52 @@ Tensor train_step(Run& r, const Batch& batch, std::int64_t step) {
   r.optimizer->step();
   r.profiler.stop(Stage::optimizer);
   return loss;
+}
+
+// The step through the run's CUDA graph: eagerly for a short batch (and the graph is reset) or
+// for the first full batch since a reset, recorded on the next, replayed after. `steps_left`:
+// the steps left in the epoch, this one included (the rows the recorded update may need).
+Tensor graphed_step(Run& r, const Batch& batch, std::int64_t step, std::int64_t steps_left) {
+  GraphedStep& g = *r.graphed;
+  const bool full = batch.x.size(0) == r.train_loader->options().batch_size;
+  if (g.graph.captured() && g.scalars.remaining() == 0) g.reset();  // rows used up: record anew
+  if (!full || !g.warm) {
+    if (!full) g.reset();
+    g.warm = full;
+    return eager_step(r, batch);
+  }
+  const Stream stream = Stream::current(r.device);
+  if (!g.graph.captured()) {
+    if (!g.x.defined() || g.x.shape() != batch.x.shape()) {
+      g.x = Tensor::empty(batch.x.shape(), batch.x.dtype(), r.device);
+      g.y = Tensor::empty(batch.y.shape(), batch.y.dtype(), r.device);
+    }
+    g.scalars.prepare(*r.optimizer, *r.schedule, step, steps_left);
+    try {
+      g.graph.capture(r.device, [&] {
+        g.loss = forward_backward(r, g.x, g.y, false);
+        r.optimizer->record_step(g.scalars.rows());
+      });
+    } catch (const Error& e) {
+      KILN_THROW("--cuda-graph: recording the training step failed: {}; train without --cuda-graph", e.what());
+    }
+  }
+  r.profiler.start(Stage::graph);
+  copy_async(batch.x, g.x, stream);
+  copy_async(batch.y, g.y, stream);
+  g.graph.replay();
+  r.metrics.count(batch.x.size(0));
+  r.optimizer->replayed();
+  g.scalars.replayed();
+  r.profiler.stop(Stage::graph);
+  return g.loss;
+}
+
+// One training step on one batch; returns the loss tensor (on the device).
+Tensor train_step(Run& r, const Batch& batch, std::int64_t step, std::int64_t steps_left) {
+  r.faults.at_step(r.comm.rank(), step);
+  r.optimizer->set_lr(r.schedule->lr_at(step));  // a replayed update reads the same from its rows
+  return r.graphed ? graphed_step(r, batch, step, steps_left) : eager_step(r, batch);
 }
 
 void check_finite(float loss, std::int64_t epoch, std::int64_t step, std::int64_t last_checked) {
@@ -246,7 +265,7 @@ EpochReport run_epoch(Run& r, std::int64_t epoch, const std::atomic<bool>* stop,
       ++done;
       continue;
     }
-    const Tensor loss = train_step(r, batch, r.state.global_step);
+    const Tensor loss = train_step(r, batch, r.state.global_step, total - done);
     ++r.state.global_step;
     ++done;
     report.samples += batch.x.size(0) * r.comm.world_size();

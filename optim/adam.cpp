@@ -20,13 +20,22 @@ Adam::Adam(std::vector<Parameter*> parameters, float lr, AdamOptions options)
              "{}: weight_decay must be >= 0, found {}", name, o.weight_decay);
 }
 
-void Adam::step() {
+AdamConfig Adam::config(float lr) const {
+  return {lr,           options_.beta1,        options_.beta2,
+          options_.eps, options_.weight_decay, options_.decoupled};
+}
+
+void Adam::update(const StepScalarRows* per_step) {
   prepare(exp_avg_, true);
   prepare(exp_avg_sq_, true);
-  const AdamConfig config{lr_,          options_.beta1,        options_.beta2,
-                          options_.eps, options_.weight_decay, options_.decoupled};
-  adam_step(values_, grads_, exp_avg_.pointers, exp_avg_sq_.pointers, config, steps_ + 1);
-  ++steps_;
+  adam_step(values_, grads_, exp_avg_.pointers, exp_avg_sq_.pointers, config(lr_), steps_ + 1,
+            per_step);
+}
+
+std::int32_t Adam::step_scalar_width() const { return sizeof(AdamScalars) / sizeof(float); }
+
+void Adam::write_step_scalars(float lr, std::int64_t ahead, float* row) const {
+  adam_scalars_to_row(adam_scalars(config(lr), steps_ + 1 + ahead), row);
 }
 
 std::map<std::string, Tensor> Adam::state() const {

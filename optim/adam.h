@@ -25,7 +25,8 @@ class Adam : public Optimizer {
  public:
   Adam(std::vector<Parameter*> parameters, float lr = 1e-3f, AdamOptions options = {});
 
-  void step() override;
+  std::int32_t step_scalar_width() const override;
+  void write_step_scalars(float lr, std::int64_t ahead, float* row) const override;
   // "<parameter>.exp_avg" and "<parameter>.exp_avg_sq" for every parameter after a step.
   std::map<std::string, Tensor> state() const override;
   void load_state(const std::map<std::string, Tensor>& state, std::int64_t steps) override;
@@ -33,6 +34,9 @@ class Adam : public Optimizer {
   const AdamOptions& options() const { return options_; }
 
  private:
+  void update(const StepScalarRows* per_step) override;
+  AdamConfig config(float lr) const;
+
   AdamOptions options_;
   StateSlots exp_avg_{"exp_avg", {}, {}};
   StateSlots exp_avg_sq_{"exp_avg_sq", {}, {}};

@@ -16,6 +16,7 @@ Optimizer::Optimizer(std::vector<Parameter*> parameters, float lr)
   KILN_CHECK(std::isfinite(lr) && lr >= 0.0f, "optimizer: lr must be a finite value >= 0, found {}",
              lr);
   std::set<std::string> names;
+  std::set<const void*> tensors;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     const Parameter* p = parameters_[i];
     KILN_CHECK(p != nullptr, "optimizer: parameter {} is null", i);
@@ -27,9 +28,27 @@ Optimizer::Optimizer(std::vector<Parameter*> parameters, float lr)
     // Names key the saved state, so two parameters may not share one.
     KILN_CHECK(names.insert(p->name).second,
                "optimizer: two parameters are named '{}'; state names must be unique", p->name);
+    // One tensor updated twice in one step would be a race inside the GPU's fused launch.
+    KILN_CHECK(tensors.insert(p->value.raw_data()).second,
+               "optimizer: parameter '{}' is the tensor of an earlier parameter (tied weights); "
+               "list it once",
+               p->name);
     values_.push_back(&parameters_[i]->value);
     grads_.push_back(&parameters_[i]->grad);
   }
+}
+
+void Optimizer::step() {
+  update(nullptr);
+  ++steps_;
+}
+
+void Optimizer::record_step(const StepScalarRows& per_step) {
+  KILN_CHECK(steps_ > 0,
+             "{}: a recorded update reads the state an earlier step leaves (momentum buffers, "
+             "moments); run step() once before recording one",
+             describe());
+  update(&per_step);
 }
 
 void Optimizer::zero_grad() {

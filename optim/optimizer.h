@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/core/ops.h"
 #include "kiln/core/tensor.h"
 #include "kiln/layers/module.h"
 
@@ -20,7 +21,19 @@ class Optimizer {
   Optimizer& operator=(const Optimizer&) = delete;
 
   // One update of every parameter from its gradient (on the GPU: one fused launch).
-  virtual void step() = 0;
+  void step();
+  // The same update, in the form a CUDA graph records once and replays at every step: its
+  // learning rate (and Adam's bias corrections) come from the row at `per_step`'s cursor, which
+  // then advances, both on the device (core/ops.h, StepScalarRows; optim/step_scalars.h prepares
+  // the rows). Recording runs nothing, so this leaves the host state alone: call replayed() after
+  // each replay. Needs the state of an earlier step() or load_state().
+  void record_step(const StepScalarRows& per_step);
+  // Counts one replay of a recorded update (at the learning rate set_lr() gave the host).
+  void replayed() { ++steps_; }
+  // Per-step rows for recorded updates: floats per row, and the row of the update `ahead`
+  // updates after the next one, at learning rate lr.
+  virtual std::int32_t step_scalar_width() const = 0;
+  virtual void write_step_scalars(float lr, std::int64_t ahead, float* row) const = 0;
   void zero_grad();
   float lr() const { return lr_; }
   void set_lr(float lr) { lr_ = lr; }
@@ -36,6 +49,10 @@ class Optimizer {
   virtual std::string describe() const = 0;
 
  protected:
+  // One update; its per-step scalars come from `per_step` when it is not null. Leaves steps_
+  // to the caller.
+  virtual void update(const StepScalarRows* per_step) = 0;
+
   // One state tensor per parameter ("exp_avg" of every parameter, ...): undefined until the
   // first step, then shaped like the parameters and on their device.
   struct StateSlots {

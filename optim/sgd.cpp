@@ -22,7 +22,7 @@ Sgd::Sgd(std::vector<Parameter*> parameters, float lr, SgdOptions options)
              o.momentum, o.dampening);
 }
 
-void Sgd::step() {
+void Sgd::update(const StepScalarRows* per_step) {
   const SgdConfig config{lr_, options_.momentum, options_.dampening, options_.weight_decay,
                          options_.nesterov};
   const bool with_momentum = options_.momentum != 0.0f;
@@ -33,9 +33,10 @@ void Sgd::step() {
   sgd_step(
       values_, grads_,
       with_momentum ? std::span<Tensor* const>(momentum_.pointers) : std::span<Tensor* const>(),
-      config, first_step);
-  ++steps_;
+      config, first_step, per_step);
 }
+
+void Sgd::write_step_scalars(float lr, std::int64_t, float* row) const { row[0] = lr; }
 
 std::map<std::string, Tensor> Sgd::state() const {
   std::map<std::string, Tensor> out;

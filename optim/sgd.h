@@ -25,7 +25,8 @@ class Sgd : public Optimizer {
  public:
   Sgd(std::vector<Parameter*> parameters, float lr, SgdOptions options = {});
 
-  void step() override;
+  std::int32_t step_scalar_width() const override { return 1; }
+  void write_step_scalars(float lr, std::int64_t ahead, float* row) const override;
   // "<parameter>.momentum_buffer" for every parameter once a step has run with momentum != 0.
   std::map<std::string, Tensor> state() const override;
   void load_state(const std::map<std::string, Tensor>& state, std::int64_t steps) override;
@@ -33,6 +34,8 @@ class Sgd : public Optimizer {
   const SgdOptions& options() const { return options_; }
 
  private:
+  void update(const StepScalarRows* per_step) override;
+
   SgdOptions options_;
   StateSlots momentum_{"momentum_buffer", {}, {}};
 };

@@ -104,13 +104,15 @@ void normal(Index n, std::uint64_t seed, std::uint64_t offset, float mean, float
 
 // optimizer_ops.cu — lists of `count` tensors: tensor t has sizes[t] elements at params[t],
 // grads[t], ... (momentum_buffers is null when momentum == 0). Element formulas:
-// core/optimizer_math.h. One launch per 64 tensors; norm_sq and norm are device pointers.
+// core/optimizer_math.h. One launch per 64 tensors; norm_sq and norm are device pointers. With
+// per_step.rows set, the learning rate (SGD) or the AdamScalars (Adam) come from the device row
+// at the cursor instead of the arguments, and one more launch then advances the cursor.
 void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
               float* const* momentum_buffers, const SgdConfig& config, bool first_step,
-              cudaStream_t stream);
+              const StepRowsOnDevice& per_step, cudaStream_t stream);
 void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
                float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& config,
-               const AdamScalars& scalars, cudaStream_t stream);
+               const AdamScalars& scalars, const StepRowsOnDevice& per_step, cudaStream_t stream);
 void multi_sum_squares(int count, const Index* sizes, const float* const* xs, float* out,
                        cudaStream_t stream);
 void clip_by_global_norm(int count, const Index* sizes, float* const* xs, const float* norm_sq,

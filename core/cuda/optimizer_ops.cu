@@ -73,7 +73,9 @@ struct WriteArgs {
   Chunks chunks;
   float* x[kMaxTensors];
 };
-static_assert(sizeof(AdamArgs) + sizeof(AdamConfig) + sizeof(AdamScalars) <= 4096,
+static_assert(sizeof(AdamArgs) + sizeof(AdamConfig) + sizeof(AdamScalars) +
+                      sizeof(StepRowsOnDevice) <=
+                  4096,
               "kernel arguments must fit the 4 KB parameter space");
 
 // Packs the non-empty tensors into launches of at most kMaxTensors: set(args, slot, t) stores
@@ -106,7 +108,9 @@ void multi_tensor_apply(int count, const Index* sizes, Set set, Launch launch) {
 unsigned int grid(Index blocks) { return static_cast<unsigned int>(blocks); }
 
 __global__ void __launch_bounds__(kThreads)
-    sgd_kernel(const __grid_constant__ SgdArgs a, const SgdConfig c, bool first_step) {
+    sgd_kernel(const __grid_constant__ SgdArgs a, SgdConfig c, bool first_step,
+               StepRowsOnDevice per_step) {
+  if (per_step.rows != nullptr) c.lr = current_row(per_step)[0];
   const Work w = locate(a.chunks);
   float* p = a.param[w.tensor];
   const float* g = a.grad[w.tensor];
@@ -119,7 +123,9 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 __global__ void __launch_bounds__(kThreads)
-    adam_kernel(const __grid_constant__ AdamArgs a, const AdamConfig c, const AdamScalars s) {
+    adam_kernel(const __grid_constant__ AdamArgs a, const AdamConfig c, AdamScalars s,
+                StepRowsOnDevice per_step) {
+  if (per_step.rows != nullptr) s = adam_scalars_from_row(current_row(per_step));
   const Work w = locate(a.chunks);
   float* p = a.param[w.tensor];
   const float* g = a.grad[w.tensor];
@@ -168,6 +174,15 @@ __global__ void __launch_bounds__(kThreads)
   for (Index i = w.begin + threadIdx.x; i < w.end; i += kThreads) x[i] *= coef;
 }
 
+// After every block of a recorded update has read its row.
+__global__ void advance_cursor_kernel(std::int32_t* cursor) { *cursor += 1; }
+
+void advance_cursor(const StepRowsOnDevice& per_step, cudaStream_t stream) {
+  if (per_step.rows == nullptr) return;
+  advance_cursor_kernel<<<1, 1, 0, stream>>>(per_step.cursor);
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
 __global__ void norm_kernel(const float* norm_sq, float* norm) { norm[0] = sqrtf(norm_sq[0]); }
 
 __global__ void __launch_bounds__(kThreads)
@@ -182,7 +197,7 @@ __global__ void __launch_bounds__(kThreads)
 
 void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
               float* const* momentum_buffers, const SgdConfig& c, bool first_step,
-              cudaStream_t stream) {
+              const StepRowsOnDevice& per_step, cudaStream_t stream) {
   multi_tensor_apply<SgdArgs>(
       count, sizes,
       [&](SgdArgs& a, int slot, int t) {
@@ -191,14 +206,15 @@ void sgd_step(int count, const Index* sizes, float* const* params, const float* 
         a.buf[slot] = momentum_buffers != nullptr ? momentum_buffers[t] : nullptr;
       },
       [&](const SgdArgs& a, Index blocks, Index) {
-        sgd_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, c, first_step);
+        sgd_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, c, first_step, per_step);
         KILN_CUDA_CHECK_LAUNCH();
       });
+  advance_cursor(per_step, stream);
 }
 
 void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
                float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& c,
-               const AdamScalars& s, cudaStream_t stream) {
+               const AdamScalars& s, const StepRowsOnDevice& per_step, cudaStream_t stream) {
   multi_tensor_apply<AdamArgs>(
       count, sizes,
       [&](AdamArgs& a, int slot, int t) {
@@ -208,9 +224,10 @@ void adam_step(int count, const Index* sizes, float* const* params, const float*
         a.exp_avg_sq[slot] = exp_avg_sq[t];
       },
       [&](const AdamArgs& a, Index blocks, Index) {
-        adam_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, c, s);
+        adam_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, c, s, per_step);
         KILN_CUDA_CHECK_LAUNCH();
       });
+  advance_cursor(per_step, stream);
 }
 
 void multi_sum_squares(int count, const Index* sizes, const float* const* xs, float* out,

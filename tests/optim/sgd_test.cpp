@@ -5,6 +5,7 @@
 
 #include "kiln/optim/sgd.h"
 #include "tests/optim/optim_testing.h"
+#include "tests/support/error_testing.h"
 
 namespace kiln {
 namespace {
@@ -114,6 +115,18 @@ TEST(Sgd, RejectsInvalidOptionsAsPyTorchDoes) {
   EXPECT_THROW(Sgd(problem.parameters(), 0.1f, {-0.5f}), Error);
   EXPECT_THROW(Sgd(problem.parameters(), 0.1f, {0.0f, 0.0f, -1.0f}), Error);
   EXPECT_THROW(Sgd({}, 0.1f), Error);
+}
+
+TEST(Sgd, RejectsOneTensorListedUnderTwoNames) {
+  const Tensor shared = Tensor::zeros(Shape{4});
+  Parameter a{"encoder.weight", shared, Tensor::zeros(Shape{4})};
+  Parameter b{"decoder.weight", shared, Tensor::zeros(Shape{4})};  // tied weights
+  const std::string message = testing::error_message([&] {
+    Sgd(std::vector<Parameter*>{&a, &b}, 0.1f);
+  });
+  EXPECT_NE(message.find("parameter 'decoder.weight' is the tensor of an earlier parameter"),
+            std::string::npos)
+      << message;
 }
 
 TEST(Sgd, DescribesItsHyperParameters) {
