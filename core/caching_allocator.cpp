@@ -46,6 +46,7 @@ void* CachingAllocator::allocate(std::size_t bytes, StreamKey stream) {
   } else {
     ptr = raw_.allocate(size);
     if (ptr == nullptr) {
+      if (raw_.may_release_now && !raw_.may_release_now()) return nullptr;
       empty_cache_locked();
       ptr = raw_.allocate(size);
       if (ptr == nullptr) return nullptr;
@@ -73,6 +74,7 @@ void CachingAllocator::release(void* ptr) {
 
 void CachingAllocator::empty_cache() {
   std::lock_guard lock(mutex_);
+  if (raw_.may_release_now && !raw_.may_release_now()) return;  // kept for later
   empty_cache_locked();
 }
 

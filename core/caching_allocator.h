@@ -29,6 +29,9 @@ class CachingAllocator {
   struct RawAllocator {
     std::function<void*(std::size_t)> allocate;  // returns nullptr when out of memory
     std::function<void(void*)> release;
+    // Whether cached blocks may go back now (null: always). Not while a CUDA graph is being
+    // recorded: cudaFree waits for the device, which breaks the recording.
+    std::function<bool()> may_release_now = nullptr;
   };
   using StreamKey = const void*;
 
@@ -38,10 +41,11 @@ class CachingAllocator {
   CachingAllocator& operator=(const CachingAllocator&) = delete;
 
   // Returns a block of at least `bytes` for use on `stream`, or nullptr when the raw allocator
-  // fails even after the cache was emptied (the caller turns that into an error with context).
+  // fails even after the cache was emptied, or fails when the cache may not be emptied now (the
+  // caller turns that into an error with context).
   void* allocate(std::size_t bytes, StreamKey stream);
   void release(void* ptr);
-  // Returns every cached (free) block to the raw allocator.
+  // Returns every cached (free) block to the raw allocator, unless it may not release now.
   void empty_cache();
   MemoryStats stats() const;
   void reset_peak();

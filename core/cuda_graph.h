@@ -24,7 +24,9 @@ class CudaGraph {
   // Runs `work` once under stream capture on `device`'s current stream (its kernels are recorded,
   // not run) and instantiates the graph. Every buffer the work uses must already exist: run it
   // once without capture first. Throws kiln::Error naming the CUDA error when the work does
-  // something a capture cannot record (a synchronous copy, a host read of a device value).
+  // something a capture cannot record (a synchronous copy, a host read of a device value), and
+  // kiln's out-of-memory error when the device is full (while any thread records, the device
+  // allocator keeps its cache rather than free it: cudaFree would break the recording).
   void capture(Device device, const std::function<void()>& work);
   // Queues the recorded work on the stream it was captured from (the scratch blocks it holds are
   // stream-ordered there).

@@ -51,6 +51,8 @@ struct ThreadCudnn {
   // f32 tensors of ceil(bytes / 4) elements; float alignment is all cuDNN asks of a workspace,
   // and the allocator gives far more.
   std::map<std::pair<int, cudaStream_t>, Tensor> workspaces;
+  // Workspaces outgrown while a CUDA graph was being recorded: its replays keep using them.
+  std::vector<Tensor> kept_for_graphs;
   ~ThreadCudnn() {
     HandlePool& pool = handle_pool();
     std::lock_guard lock(pool.mutex);
@@ -74,8 +76,11 @@ cudnnHandle_t cudnn_handle(int device, cudaStream_t stream) {
 
 void* cudnn_workspace(int device, cudaStream_t stream, std::size_t bytes) {
   if (bytes == 0) return nullptr;
-  Tensor& buffer = thread_cudnn().workspaces[{device, stream}];
+  ThreadCudnn& state = thread_cudnn();
+  Tensor& buffer = state.workspaces[{device, stream}];
   if (!buffer.defined() || buffer.nbytes() < bytes) {
+    if (buffer.defined() && capture_scratch_sink() != nullptr)
+      state.kept_for_graphs.push_back(std::move(buffer));
     buffer = Tensor();  // back to the cache first, so the larger block may reuse its memory
     const auto floats = static_cast<std::int64_t>((bytes + sizeof(float) - 1) / sizeof(float));
     buffer = Tensor::empty(Shape{floats}, DType::f32, Device::cuda(device));

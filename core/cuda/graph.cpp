@@ -2,6 +2,8 @@
 // keep copying and synchronising their own streams while this thread records its stream.
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/runtime.h"
 #include "kiln/core/log.h"
@@ -10,17 +12,21 @@ namespace kiln::cuda {
 
 namespace {
 thread_local std::vector<void*>* t_scratch_sink = nullptr;
+std::atomic<int> g_captures{0};
 }  // namespace
 
 std::vector<void*>* capture_scratch_sink() { return t_scratch_sink; }
+bool capture_in_progress() { return g_captures.load() > 0; }
 
 void begin_capture(cudaStream_t stream, std::vector<void*>* scratch_sink) {
   KILN_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
   t_scratch_sink = scratch_sink;
+  ++g_captures;
 }
 
 void* end_capture(cudaStream_t stream, bool failed) {
   t_scratch_sink = nullptr;
+  --g_captures;
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
   if (failed) {  // the work's own error is the one to report

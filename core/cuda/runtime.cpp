@@ -196,7 +196,8 @@ CachingAllocator& device_allocator(int device) {
           set_device(device);
           const cudaError_t status = cudaFree(ptr);
           if (status != cudaSuccess) log::error("cudaFree failed: {}", cudaGetErrorString(status));
-        }};
+        },
+        [] { return !capture_in_progress(); }};
     slot = std::make_unique<CachingAllocator>(std::move(raw));
   }
   return *slot;

@@ -66,5 +66,8 @@ void launch_graph(void* exec, cudaStream_t stream);
 void destroy_graph(void* exec);  // logs, never throws
 // The sink of the capture running on this thread, or nullptr.
 std::vector<void*>* capture_scratch_sink();
+// Whether any thread is capturing now (the device allocator then keeps its cache: cudaFree
+// would wait for the device and break the capture).
+bool capture_in_progress();
 
 }  // namespace kiln::cuda

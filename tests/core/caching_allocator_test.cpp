@@ -115,6 +115,25 @@ TEST(CachingAllocator, EmptiesItsCacheAndRetriesWhenTheRawAllocatorIsFull) {
   EXPECT_TRUE(raw.live.empty());
 }
 
+TEST(CachingAllocator, KeepsItsCacheWhileReleasingIsNotAllowed) {
+  CountingRaw raw;
+  raw.limit = 5u << 20;
+  bool recording = true;  // as while a CUDA graph is recorded
+  auto make = raw.make();
+  make.may_release_now = [&] { return !recording; };
+  kiln::CachingAllocator cache(std::move(make));
+  void* a = cache.allocate(4u << 20, kStreamA);
+  cache.release(a);
+  EXPECT_EQ(cache.allocate(2u << 20, kStreamB), nullptr);  // would fit only by freeing the cache
+  EXPECT_EQ(raw.frees, 0);
+  EXPECT_EQ(cache.stats().reserved, 4u << 20);
+  recording = false;
+  void* b = cache.allocate(2u << 20, kStreamB);
+  EXPECT_NE(b, nullptr);
+  EXPECT_EQ(raw.frees, 1);
+  cache.release(b);
+}
+
 TEST(CachingAllocator, ReportsPeaksUntilReset) {
   CountingRaw raw;
   kiln::CachingAllocator cache(raw.make());
