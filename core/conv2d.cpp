@@ -21,7 +21,8 @@ Window2d conv_window(const char* op, const Shape& x, const Shape& w, const Conv2
              w.str());
   KILN_CHECK(w[1] == x[1], "{}: weight {} expects {} input channels, found {} in x {}", op, w.str(),
              w[1], x[1], x.str());
-  KILN_CHECK(w[0] > 0 && w[2] > 0 && w[3] > 0, "{}: weight {} has an empty axis", op, w.str());
+  KILN_CHECK(w[0] > 0 && w[1] > 0 && w[2] > 0 && w[3] > 0, "{}: weight {} has an empty axis", op,
+             w.str());
   KILN_CHECK(o.stride >= 1 && o.padding >= 0,
              "{}: stride must be >= 1 and padding >= 0, found stride {} and padding {}", op,
              o.stride, o.padding);

@@ -116,7 +116,12 @@ void Event::record(const Stream& stream) {
 
 void Event::synchronize() const {
 #if KILN_CUDA
-  if (device_.is_cuda()) cuda::synchronize_event(handle_);
+  if (device_.is_cuda()) {
+    // Loader workers wait here on threads that never chose a device: without this the runtime
+    // would create a context on device 0 for each of them, memory taken from every rank's GPU 0.
+    cuda::set_device(device_.index());
+    cuda::synchronize_event(handle_);
+  }
 #endif
 }
 

@@ -29,6 +29,9 @@ struct DataLoaderOptions {
   // loader holds num_workers * prefetch + 1 host slots.
   int prefetch = 2;
   // Page-locked host slots, so that copies to a GPU run asynchronously at full speed. Needs CUDA.
+  // With `device` on the CPU the batch is the slot itself, refilled once the iterator moves on:
+  // a copy_async from it must have finished (synchronize its stream) before ++it. With a CUDA
+  // `device` the loader copies and orders everything itself.
   bool pin_memory = false;
   // Where batches are delivered; a CUDA device gets a ring of device buffers and a copy stream.
   Device device = Device::cpu();

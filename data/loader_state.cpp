@@ -250,8 +250,13 @@ void DataLoader::State::worker_loop(int worker) {
 // Fills slot s with batch b; false if the epoch was stopped meanwhile. A sample that throws
 // ends the fill with the error kept in the slot, wrapped with the sample index and data set.
 bool DataLoader::State::fill(HostSlot& s, std::int64_t b, std::uint64_t generation_at_claim) {
-  s.copied.synchronize();  // a copy to the GPU may still be reading this slot
   s.error = nullptr;
+  try {
+    s.copied.synchronize();  // a copy to the GPU may still be reading this slot
+  } catch (...) {  // a CUDA error: the consumer rethrows it; thrown here it would end the process
+    s.error = std::current_exception();
+    return true;
+  }
   float* x = s.x.data<float>();
   std::int32_t* y = s.y.data<std::int32_t>();
   const std::int64_t first = b * batch_size;

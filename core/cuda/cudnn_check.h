@@ -7,8 +7,12 @@
 
 namespace kiln::detail {
 inline const char* cudnn_status_name(cudnnStatus_t status) { return cudnnGetErrorString(status); }
+// cuDNN 9 keeps the reason for the last failure on this thread (which descriptor, which value).
 inline const char* cudnn_status_description(cudnnStatus_t) {
-  return "see cudnnGetLastErrorString for details";
+  thread_local char message[1024];
+  message[0] = '\0';
+  cudnnGetLastErrorString(message, sizeof(message));
+  return message[0] != '\0' ? message : "cuDNN gave no further detail";
 }
 }  // namespace kiln::detail
 

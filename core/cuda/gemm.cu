@@ -26,7 +26,7 @@ __global__ void scale_output(Index n, float beta, float* c) {
 void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
           const float* b, float beta, float* c, cudaStream_t stream) {
   if (m == 0 || n == 0) return;
-  if (k == 0) {
+  if (k == 0 || alpha == 0.0f) {  // as the CPU: a and b are not read (0 * NaN would be NaN)
     if (beta == 1.0f) return;
     scale_output<<<detail::blocks_for(m * n), detail::kThreads, 0, stream>>>(m * n, beta, c);
     KILN_CUDA_CHECK_LAUNCH();

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 
 #include "kiln/core/cuda/check.h"
@@ -67,9 +68,10 @@ std::atomic<std::int64_t> g_fallbacks{0};
 struct ThreadPlans {
   std::unordered_map<int, cublasLtHandle_t> handles;  // per device
   std::unordered_map<PlanKey, Plan, PlanKeyHash> plans;
-  // One workspace per stream, taken once and kept: the matmuls of a stream run one after another,
-  // so they can share it, and a CUDA graph recorded on the stream may use it at every replay.
-  std::unordered_map<cudaStream_t, void*> workspaces;
+  // One workspace per (device, stream), taken once and kept: the matmuls of a stream run one
+  // after another, so they can share it, and a CUDA graph recorded on the stream may use it at
+  // every replay. The device is part of the key: the default stream is one handle on every device.
+  std::map<std::pair<int, cudaStream_t>, void*> workspaces;
 };
 
 ThreadPlans& thread_plans() {
@@ -94,11 +96,11 @@ cublasLtHandle_t handle_for(ThreadPlans& state, int device) {
 }
 
 void* workspace_for(ThreadPlans& state, int device, cudaStream_t stream) {
-  auto it = state.workspaces.find(stream);
+  auto it = state.workspaces.find({device, stream});
   if (it == state.workspaces.end()) {
     void* block = device_allocator(device).allocate(kWorkspaceBytes, stream);
     if (block == nullptr) KILN_CUDA_CHECK(cudaErrorMemoryAllocation);
-    it = state.workspaces.emplace(stream, block).first;
+    it = state.workspaces.emplace(std::pair{device, stream}, block).first;
   }
   return it->second;
 }
@@ -148,7 +150,9 @@ Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, const float* bias) {
   KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(preference));
   // NOT_SUPPORTED (or no result) means this combination has no kernel: use the fallback.
   if (status != CUBLAS_STATUS_NOT_SUPPORTED) KILN_CUBLAS_CHECK(status);
-  plan.has_algo = status == CUBLAS_STATUS_SUCCESS && found > 0;
+  // The result's fields are valid only when its own state is SUCCESS (cublasLt.h).
+  plan.has_algo =
+      status == CUBLAS_STATUS_SUCCESS && found > 0 && result.state == CUBLAS_STATUS_SUCCESS;
   if (plan.has_algo) plan.algo = result.algo;
   return plan;
 }
@@ -183,7 +187,10 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
     g_fallbacks.fetch_add(1, std::memory_order_relaxed);
     unfused_forward(n, in, out, x, w, bias, relu, y, stream);
   };
-  if (!plan.has_algo) return fall_back();
+  // Some epilogue kernels assume a 16-byte aligned bias whatever the heuristic was told (reports
+  // of misaligned-address faults, which no status check could recover from): a bias from a slice
+  // at an odd offset takes the unfused path.
+  if (!plan.has_algo || (bias != nullptr && alignment_of(bias) < 16)) return fall_back();
 
   // The bias pointer is the one per-call value the descriptor holds (a host-side store).
   if (bias != nullptr) set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);

@@ -1,6 +1,7 @@
 // count_correct on the GPU: one warp per row finds the row's first maximum; hits are summed
 // per block in shared memory and added with one atomicAdd per block. Counts are integers held
-// exactly in float up to 2^24, far above one batch, so the atomic order cannot change the sum.
+// exactly in float up to 2^24, so the atomic order cannot change the sum while an epoch's running
+// count stays below 16.7 M samples (past that it may round).
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/kernels.h"
 
@@ -36,6 +37,9 @@ __global__ void count_correct_kernel(Index rows, Index cols, const float* logits
         best_index = other_index;
       }
     }
+    // The CPU's rule for NaN (core/cpu/metrics.cpp): no NaN beats the running best, so a NaN
+    // in column 0 is never replaced and the row's answer is 0.
+    if (lane == 0 && isnan(x[0])) best_index = 0;
     if (lane == 0 && best_index == labels[row]) atomicAdd(&block_hits, 1);
   }
   __syncthreads();
