@@ -25,17 +25,23 @@ CollectiveWatchdog::~CollectiveWatchdog() {
 void CollectiveWatchdog::arm(std::string what, std::function<bool()> is_done) {
   if (!thread_.joinable()) return;
   std::lock_guard lock(mutex_);
-  if (!armed_) since_ = Clock::now();
-  armed_ = true;
-  what_ = std::move(what);
-  is_done_ = std::move(is_done);
+  armed_.push_back({std::move(what), std::move(is_done), Clock::now()});
 }
 
 void CollectiveWatchdog::disarm() {
   if (!thread_.joinable()) return;
   std::lock_guard lock(mutex_);
-  armed_ = false;
-  is_done_ = nullptr;
+  armed_.clear();
+}
+
+void CollectiveWatchdog::drop_finished() {
+  if (!thread_.joinable()) return;
+  std::lock_guard lock(mutex_);
+  drop_finished_locked();
+}
+
+void CollectiveWatchdog::drop_finished_locked() {
+  while (!armed_.empty() && armed_.front().is_done && armed_.front().is_done()) armed_.pop_front();
 }
 
 void CollectiveWatchdog::watch() {
@@ -44,19 +50,17 @@ void CollectiveWatchdog::watch() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     wake_.wait_for(lock, period);
-    if (stopping_ || !armed_) continue;
-    if (is_done_ && is_done_()) {
-      armed_ = false;
-      is_done_ = nullptr;
-      continue;
-    }
-    const double waited = std::chrono::duration<double>(Clock::now() - since_).count();
+    if (stopping_) continue;
+    drop_finished_locked();
+    if (armed_.empty()) continue;
+    const double waited =
+        std::chrono::duration<double>(Clock::now() - armed_.front().since).count();
     if (waited < timeout_s_) continue;
     const std::string message = fmt::format(
         "kiln: {}: {} did not finish within {:g} s (--dist-timeout); another rank probably died or "
         "is stuck (check its output above); ending the whole job",
-        who_, what_, timeout_s_);
-    armed_ = false;
+        who_, armed_.front().what, timeout_s_);
+    armed_.clear();
     lock.unlock();
     abort_(message);
     return;

@@ -1,11 +1,14 @@
 // CollectiveWatchdog: turns a hung collective into a clear message. A collective that waits for a
 // rank that died or stopped would otherwise block its peers forever; the watchdog's thread sees
-// that the armed collective is older than the timeout and hands a message naming the rank and
-// the collective to the abort action, which ends the job (MPI_Abort, ncclCommAbort, exit).
+// that the oldest unfinished collective is older than the timeout and hands a message naming the
+// rank and the collective to the abort action, which ends the job (MPI_Abort, ncclCommAbort,
+// exit). Each armed collective is timed from its own start, so a host running many GPU steps
+// ahead of the device is never mistaken for a hang.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -25,11 +28,15 @@ class CollectiveWatchdog {
   CollectiveWatchdog(const CollectiveWatchdog&) = delete;
   CollectiveWatchdog& operator=(const CollectiveWatchdog&) = delete;
 
-  // A collective is under way. `is_done` (may be empty) is polled from the watchdog's thread for
+  // A collective is under way, queued behind those still armed (they finish in order).
+  // `is_done` (may be empty) is polled, from the watchdog's thread and from drop_finished(), for
   // work that finishes without the caller (a GPU collective); otherwise the caller disarms.
-  // Arming while armed keeps the older start time: the new work completes after the old.
   void arm(std::string what, std::function<bool()> is_done = {});
+  // Forgets every armed collective: the caller saw them all finish.
   void disarm();
+  // Forgets the armed collectives at the front of the queue whose is_done() says they finished,
+  // so that the caller may reuse what those polls read (an event recorded anew).
+  void drop_finished();
   double timeout_s() const { return timeout_s_; }
 
   // Armed for a blocking collective's scope, disarmed even when it throws.
@@ -48,6 +55,7 @@ class CollectiveWatchdog {
 
  private:
   void watch();
+  void drop_finished_locked();
 
   using Clock = std::chrono::steady_clock;
   double timeout_s_;
@@ -55,11 +63,13 @@ class CollectiveWatchdog {
   AbortAction abort_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  bool armed_ = false;
+  struct Armed {
+    std::string what;
+    std::function<bool()> is_done;
+    Clock::time_point since;
+  };
   bool stopping_ = false;
-  std::string what_;
-  std::function<bool()> is_done_;
-  Clock::time_point since_;
+  std::deque<Armed> armed_;  // oldest first
   std::thread thread_;
 };
 

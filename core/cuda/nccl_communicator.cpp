@@ -6,9 +6,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <shared_mutex>
+#include <vector>
 
 #include "kiln/core/collective_watchdog.h"
 #include "kiln/core/cuda/nccl_check.h"
@@ -52,25 +55,36 @@ class NcclCommunicator final : public Communicator {
                    std::shared_ptr<NcclGroup> group, CommunicatorOptions options)
       : Communicator(rank, world_size, Device::cuda(device)), comm_(comm), device_(device),
         group_(std::move(group)), stream_(create_stream(device)), ready_(create_event(device)),
-        done_(create_event(device)),
         watchdog_(options.timeout_s, describe(), [group = group_](const std::string& message) {
           std::fprintf(stderr, "%s\n", message.c_str());
           std::fflush(stderr);
           group->abort_all();
           abort_mpi_job_if_running(1);
           std::_Exit(1);
-        }) {}
+        }) {
+    for (void*& event : done_) event = create_event(device);
+  }
 
   ~NcclCommunicator() override {
-    watchdog_.disarm();  // the events it polls go away below
-    std::unique_lock lock(group_->mutex);
-    if (!group_->aborted) {
+    // Unwinding from an error, collectives the peers will never match may still be queued, and
+    // ncclCommDestroy would wait for them forever: abort the group instead.
+    if (std::uncaught_exceptions() > 0) group_->abort_all();
+    bool destroy = false;
+    {  // taken out of the group first, so no abort frees it while it is destroyed
+      std::unique_lock lock(group_->mutex);
+      destroy = !group_->aborted;
+      if (destroy) std::erase(group_->comms, comm_);
+    }
+    // Outside the lock: should the destroy hang, the watchdog (still armed) can take the lock,
+    // abort the others and end the job.
+    if (destroy) {
       const ncclResult_t status = ncclCommDestroy(comm_);
       if (status != ncclSuccess) log::warn("ncclCommDestroy: {}", ncclGetErrorString(status));
     }
+    watchdog_.disarm();  // the events it polls go away below
     if (host_scratch_ != nullptr) (void)cudaFree(host_scratch_);
     destroy_event(ready_);
-    destroy_event(done_);
+    for (void* event : done_) destroy_event(event);
   }
 
   std::string describe() const override {
@@ -92,11 +106,18 @@ class NcclCommunicator final : public Communicator {
 
   void wait_all_impl() override {
     if (pending_.empty()) return;
-    record_event(done_, stream_);
-    stream_wait_event(current_stream(device_), done_);
+    // Each wait gets its own event from a ring, so the watchdog times every one from its own
+    // start. The event's previous wait is kDoneEvents waits old: finished long ago unless the
+    // job hangs (and then the watchdog fires); it is dropped from the watchdog before reuse.
+    void* done = done_[waits_++ % done_.size()];
+    synchronize_event(done);
+    watchdog_.drop_finished();
+    record_event(done, stream_);
+    stream_wait_event(current_stream(device_), done);
     // The host does not wait here: the watchdog polls the event from its own thread.
-    watchdog_.arm(pending_, [event = done_] {
-      const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(event));
+    watchdog_.arm(pending_, [device = device_, done] {
+      set_device(device);  // no context on device 0 for the watchdog's thread
+      const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(done));
       return status != cudaErrorNotReady;  // an error is the training thread's to report
     });
     pending_.clear();
@@ -130,6 +151,8 @@ class NcclCommunicator final : public Communicator {
     });
     copy_bytes_async(values.data(), host_scratch_, bytes, stream_);
     synchronize_stream(stream_);
+    // An aborted collective's kernels just stop: the stream completes with partial sums.
+    check_not_aborted();
   }
 
   void barrier_impl() override {
@@ -147,11 +170,19 @@ class NcclCommunicator final : public Communicator {
 
   template <typename Call> void enqueue(Call&& call) {
     std::shared_lock lock(group_->mutex);
+    check_not_aborted_locked();
+    KILN_NCCL_CHECK(call());
+  }
+
+  void check_not_aborted() {
+    std::shared_lock lock(group_->mutex);
+    check_not_aborted_locked();
+  }
+  void check_not_aborted_locked() const {
     KILN_CHECK(!group_->aborted,
                "{}: the NCCL communicators were aborted after an error on another "
                "rank (see its message above)",
                describe());
-    KILN_NCCL_CHECK(call());
   }
 
   ncclComm_t comm_;
@@ -159,7 +190,10 @@ class NcclCommunicator final : public Communicator {
   std::shared_ptr<NcclGroup> group_;
   cudaStream_t stream_;
   void* ready_;  // on the current stream: the inputs are ready
-  void* done_;   // on stream_: every collective so far has finished
+  // On stream_, one per wait_all in turn: every collective before that wait has finished. More
+  // than the steps a host runs ahead of its GPU (it reads the loss every 50).
+  std::array<void*, 64> done_{};
+  std::size_t waits_ = 0;
   CollectiveWatchdog watchdog_;
   std::string pending_;  // the last collective not yet waited for, for the watchdog's message
   std::size_t collectives_ = 0;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "kiln/core/collective_watchdog.h"
@@ -105,6 +106,38 @@ TEST(CollectiveWatchdog, StaysQuietForCollectivesThatFinishInTime) {
     std::this_thread::sleep_for(500ms);
   }
   EXPECT_EQ(fired.count.load(), 0) << fired.message;
+}
+
+// A host that queues a GPU collective every 0.1 s while the device runs each 0.2 s behind: no
+// single collective is late (0.3 s timeout), though one is always pending for longer than that.
+TEST(CollectiveWatchdog, TimesEachCollectiveFromItsOwnStart) {
+  Fired fired;
+  {
+    kiln::CollectiveWatchdog watchdog(0.3, "rank 0 of 2 (test)", fired.action());
+    for (int i = 0; i < 10; ++i) {
+      const auto finishes = std::chrono::steady_clock::now() + 200ms;
+      watchdog.arm("all-reduce #" + std::to_string(i),
+                   [finishes] { return std::chrono::steady_clock::now() >= finishes; });
+      std::this_thread::sleep_for(100ms);
+      watchdog.drop_finished();
+    }
+    std::this_thread::sleep_for(250ms);  // the last ones finish
+  }
+  EXPECT_EQ(fired.count.load(), 0) << fired.message;
+}
+
+TEST(CollectiveWatchdog, NamesTheOldestCollectiveThatNeverFinishes) {
+  Fired fired;
+  kiln::CollectiveWatchdog watchdog(0.2, "rank 0 of 2 (test)", fired.action());
+  watchdog.arm("all-reduce #1", [] { return true; });
+  watchdog.arm("all-reduce #2", [] { return false; });  // hangs; #3 queued behind it
+  watchdog.arm("all-reduce #3", [] { return false; });
+  const auto start = std::chrono::steady_clock::now();
+  while (fired.count == 0 && std::chrono::steady_clock::now() - start < 5s)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(fired.count.load(), 1);
+  std::lock_guard lock(fired.mutex);
+  EXPECT_NE(fired.message.find("all-reduce #2 did not finish"), std::string::npos) << fired.message;
 }
 
 TEST(CollectiveWatchdog, PolledWorkThatNeverFinishesFires) {
