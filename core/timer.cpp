@@ -8,19 +8,19 @@ namespace kiln {
 
 RegionTimer::RegionTimer(std::string name, Device device) : name_(std::move(name)), device_(device) {}
 
-void RegionTimer::start() {
+void RegionTimer::start(const Stream& stream) {
   KILN_CHECK(!running_, "timer '{}' started twice without stop()", name_);
   if (pending_ == starts_.size()) {  // grows only until the first read, then pairs are reused
     starts_.emplace_back(device_);
     stops_.emplace_back(device_);
   }
-  starts_[pending_].record();
+  starts_[pending_].record(stream);
   running_ = true;
 }
 
-void RegionTimer::stop() {
+void RegionTimer::stop(const Stream& stream) {
   KILN_CHECK(running_, "timer '{}' stopped without start()", name_);
-  stops_[pending_].record();
+  stops_[pending_].record(stream);
   ++pending_;
   ++count_;
   running_ = false;

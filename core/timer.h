@@ -17,8 +17,11 @@ class RegionTimer {
 
   const std::string& name() const { return name_; }
   Device device() const { return device_; }
-  void start();
-  void stop();
+  void start() { start(Stream::current(device_)); }
+  void stop() { stop(Stream::current(device_)); }
+  // The same on `stream`: work queued on a side stream (the loader's copies).
+  void start(const Stream& stream);
+  void stop(const Stream& stream);
   // Total milliseconds over all start/stop pairs so far (waits for pending GPU events).
   double total_ms();
   int count() const { return count_; }

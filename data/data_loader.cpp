@@ -37,6 +37,7 @@ LoaderStats DataLoader::stats() const {
   out.queue_capacity = s.num_slots() + (s.feeder ? s.feeder->buffers() - 1 : 0);
   out.batches = s.delivered;
   out.samples = s.delivered_samples;
+  out.copy_ms = s.feeder ? s.feeder->copy_ms() : 0.0;
   return out;
 }
 
@@ -46,6 +47,7 @@ void DataLoader::reset_stats() {
   s.wait_ms = s.occupancy_sum = 0.0;
   s.requests = s.delivered = s.delivered_samples = 0;
   std::fill(s.busy_ms.begin(), s.busy_ms.end(), 0.0);
+  if (s.feeder) s.feeder->reset_copy_ms();
 }
 
 bool DataLoader::Iterator::finished() const {

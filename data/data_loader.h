@@ -54,6 +54,9 @@ struct LoaderStats {
   std::int64_t queue_capacity = 0;
   std::int64_t batches = 0;  // batches delivered
   std::int64_t samples = 0;  // samples delivered
+  // CUDA target: GPU time of the host-to-device copies, timed on the copy stream (reading it
+  // waits for the copies). They overlap the consumer's compute unless it waits for them.
+  double copy_ms = 0.0;
 };
 
 class DataLoader {

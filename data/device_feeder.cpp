@@ -10,7 +10,8 @@
 namespace kiln {
 
 DeviceFeeder::DeviceFeeder(Device device, const Shape& x_shape, int buffers)
-    : device_(device), copy_stream_(Stream::create(device)) {
+    : device_(device), copy_stream_(Stream::create(device)),
+      copy_timer_("host->device copy", device) {
   KILN_CHECK(device.is_cuda(), "a DeviceFeeder copies to a CUDA device, found {}", device.str());
   KILN_CHECK(buffers >= 1, "a DeviceFeeder needs at least one buffer, found {}", buffers);
   ring_.reserve(static_cast<std::size_t>(buffers));
@@ -38,8 +39,10 @@ void DeviceFeeder::issue(std::int64_t index, const Tensor& host_x, const Tensor&
   copy_stream_.wait(b.consumed);
   Tensor dst_x = b.x.slice(0, rows);
   Tensor dst_y = b.y.slice(0, rows);
+  copy_timer_.start(copy_stream_);  // after the wait: the copy itself
   copy_async(host_x.slice(0, rows), dst_x, copy_stream_);
   copy_async(host_y.slice(0, rows), dst_y, copy_stream_);
+  copy_timer_.stop(copy_stream_);
   b.copied.record(copy_stream_);
   host_done.record(copy_stream_);
 }

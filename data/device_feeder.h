@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/core/stream.h"
+#include "kiln/core/timer.h"
 #include "kiln/data/batch.h"
 
 namespace kiln {
@@ -34,6 +35,10 @@ class DeviceFeeder {
   void release(std::int64_t index);
   // Waits for every copy queued so far.
   void synchronize() const { copy_stream_.synchronize(); }
+  // GPU time of the copies issued since construction or the last reset (waits for them); they
+  // run on the copy stream, beside the consumer's compute.
+  double copy_ms() { return copy_timer_.total_ms(); }
+  void reset_copy_ms() { copy_timer_.reset(); }
 
  private:
   struct Buffer {
@@ -46,6 +51,7 @@ class DeviceFeeder {
   Device device_;
   Stream copy_stream_;
   std::vector<Buffer> ring_;
+  RegionTimer copy_timer_;
 };
 
 }  // namespace kiln

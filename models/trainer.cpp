@@ -206,6 +206,7 @@ RunningMetrics::Values evaluate(Run& r) {
 void fill_resources(Run& r, EpochReport& report, double cpu_seconds, GpuMonitor& monitor) {
   const LoaderStats loader = r.train_loader->stats();
   report.stages[Stage::data_wait] += loader.wait_ms;
+  report.stages[Stage::copy] += loader.copy_ms;  // on the copy stream, beside the compute stages
   report.queue_occupancy = loader.mean_queue_occupancy;
   report.queue_capacity = loader.queue_capacity;
   double busy = 0.0;

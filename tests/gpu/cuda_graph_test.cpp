@@ -126,6 +126,8 @@ TEST(CudaGraph, TrainingWithTheGraphEndsWithTheWeightsOfEagerTraining) {
       EXPECT_NEAR(graphed.epochs[e].test_accuracy, eager.epochs[e].test_accuracy, 1e-6)
           << "epoch " << e;
       EXPECT_GT(graphed.epochs[e].stages[kiln::Stage::graph], 0.0) << "no step was replayed";
+      EXPECT_GT(eager.epochs[e].stages[kiln::Stage::copy], 0.0)
+          << "the copies to the GPU were not timed";
     }
     const auto wa = kiln::load_safetensors(eager_options.checkpoint_dir + "/model.safetensors");
     const auto wb = kiln::load_safetensors(graph_options.checkpoint_dir + "/model.safetensors");

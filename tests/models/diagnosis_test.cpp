@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "kiln/models/diagnosis.h"
+#include "kiln/models/report_format.h"
 
 namespace {
 kiln::EpochReport report(double wall_s, double wait_ms, double copy_ms = 0.0, bool gpu = false) {
@@ -61,4 +62,18 @@ TEST(Diagnosis, FlagsLowGpuUtilisationOnlyWhenNotInputBound) {
   r = report(10.0, 9000.0, 0.0, true);
   r.gpu_utilization_percent = 3.0;
   EXPECT_FALSE(mentions(kiln::diagnose(r, 8), "GPU utilisation"));
+}
+
+// The loader's copies run on their own stream beside the compute stages: their time is shown
+// but not taken out of the host's gap ("other").
+TEST(StageTable, CopiesOverlappingComputeLeaveTheHostGapAlone) {
+  kiln::EpochReport r;
+  r.wall_s = 10.0;
+  r.on_gpu = true;
+  r.stages[kiln::Stage::forward] = 3000.0;
+  r.stages[kiln::Stage::backward] = 5000.0;
+  r.stages[kiln::Stage::copy] = 4000.0;  // overlapped
+  const std::string table = kiln::format_stage_table(r);
+  EXPECT_NE(table.find("host->device copy         4.00    40.0%"), std::string::npos) << table;
+  EXPECT_NE(table.find("other (host)              2.00    20.0%"), std::string::npos) << table;
 }
