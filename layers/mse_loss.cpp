@@ -18,7 +18,8 @@ const Tensor& MSELoss::forward(const Tensor& prediction, const Tensor& target) {
 const Tensor& MSELoss::backward(float scale_by) {
   KILN_CHECK(diff_.defined(), "MSELoss: backward called before forward");
   Tensor& d = reuse_buffer(dprediction_, diff_.shape(), DType::f32, diff_.device());
-  copy(diff_, d);
+  // Queued, not copy(): a synchronous copy would wait for the GPU at every step.
+  copy_async(diff_, d, Stream::current(d.device()));
   scale(d, scale_by * 2.0f / static_cast<float>(diff_.numel()));
   return d;
 }

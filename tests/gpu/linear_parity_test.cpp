@@ -61,14 +61,34 @@ TEST(LinearParity, SlicedOperandsAndASecondBiasThroughTheSamePlan) {
   Tensor expected = Tensor::zeros(Shape{7, 5});
   linear_forward(x.slice(3, 10), w, bias, expected, true);
   Tensor actual = Tensor::zeros(Shape{7, 5}, DType::f32, kGpu);
-  linear_forward(on_gpu(x).slice(3, 10), on_gpu(w), on_gpu(bias), actual, true);
+  const Tensor x_gpu = on_gpu(x), w_gpu = on_gpu(w), bias_gpu = on_gpu(bias);
+  linear_forward(x_gpu.slice(3, 10), w_gpu, bias_gpu, actual, true);
   EXPECT_TRUE(all_close(actual, expected, kReductionRtol, linear_atol(33)));
 
-  // Same shapes and alignment, another bias tensor: the cached plan must take the new pointer.
+  // Same shapes and alignment, another bias tensor, alive beside the first (so at another
+  // address): the cached plan must take the new pointer.
   const Tensor other_bias = random_tensor(Shape{5}, 214);
+  const Tensor other_bias_gpu = on_gpu(other_bias);
+  ASSERT_NE(other_bias_gpu.raw_data(), bias_gpu.raw_data());
   linear_forward(x.slice(3, 10), w, other_bias, expected, true);
-  linear_forward(on_gpu(x).slice(3, 10), on_gpu(w), on_gpu(other_bias), actual, true);
+  linear_forward(x_gpu.slice(3, 10), w_gpu, other_bias_gpu, actual, true);
   EXPECT_TRUE(all_close(actual, expected, kReductionRtol, linear_atol(33)));
+
+  // And again with every operand and row 16-byte aligned, so through cuBLASLt itself (no
+  // fallback): two biases alive at once, one plan.
+  const std::int64_t fallbacks = linear_forward_fallbacks();
+  const Tensor xa = random_tensor(Shape{8, 32}, 215), wa = random_tensor(Shape{8, 32}, 216);
+  const Tensor xa_gpu = on_gpu(xa), wa_gpu = on_gpu(wa);
+  const Tensor biases[] = {random_tensor(Shape{8}, 217), random_tensor(Shape{8}, 218)};
+  const Tensor biases_gpu[] = {on_gpu(biases[0]), on_gpu(biases[1])};
+  Tensor expected_a = Tensor::zeros(Shape{8, 8}),
+         actual_a = Tensor::zeros(Shape{8, 8}, DType::f32, kGpu);
+  for (int i = 0; i < 2; ++i) {
+    linear_forward(xa, wa, biases[i], expected_a, true);
+    linear_forward(xa_gpu, wa_gpu, biases_gpu[i], actual_a, true);
+    EXPECT_TRUE(all_close(actual_a, expected_a, kReductionRtol, linear_atol(32))) << "bias " << i;
+  }
+  EXPECT_EQ(linear_forward_fallbacks(), fallbacks) << "no cuBLASLt algorithm for (8, 32) -> 8";
 }
 
 TEST(LinearParity, ReducedPrecisionStaysCloseToTheCpu) {
