@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds, here on the development machine, what scripts/gpu-check.sh runs on a GPU machine, and
+# gathers it into gpu-bundle/ (ignored by git) with the shared libraries that machine lacks.
+# Why: the lent GPU machine runs another image (CUDA toolkit, PyTorch with cuDNN and NCCL as pip
+# wheels, no Debian packages, no network: /work/.library/device/KINDS.md), so it cannot build
+# kiln; this machine has every dependency and the same CUDA 13.0. The binaries target sm_90
+# (H100/H200) and a generic x86-64 CPU (no -march=native: that CPU is another), with Eigen's CPU
+# GEMM (OpenBLAS would add 30 MB to carry). The C/C++ runtime and the CUDA libraries are not
+# carried: the GPU machine's own are newer or match (gpu-check.sh finds cuDNN and NCCL there).
+# Then, with the device tool: run command "bash scripts/gpu-check.sh", carry ["gpu-bundle"].
+# Usage: scripts/gpu-bundle.sh     (about 10 minutes on 2 cores from scratch)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+build=${KILN_GPU_BUNDLE_BUILD_DIR:-build-gpu-bundle}
+bundle="gpu-bundle"
+targets=(kiln_gpu_tests train bench kiln_gpu_mlp_benchmark)
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DKILN_NATIVE=OFF -DKILN_OPENBLAS=OFF -DKILN_BUILD_TESTS=ON -DKILN_BUILD_BENCHMARKS=ON >/dev/null
+cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
+
+rm -rf "$bundle"
+mkdir -p "$bundle/apps" "$bundle/tests" "$bundle/benchmarks" "$bundle/lib"
+cp "$build/apps/train" "$build/apps/bench" "$bundle/apps/"
+cp "$build/tests/kiln_gpu_tests" "$bundle/tests/"
+cp "$build/benchmarks/kiln_gpu_mlp_benchmark" "$bundle/benchmarks/"
+
+# Every shared library the programs load, except what the GPU machine provides itself.
+for program in "$bundle"/apps/* "$bundle"/tests/* "$bundle"/benchmarks/*; do
+  ldd "$program" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+  case $name in
+    libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux* | \
+      libstdc++.so.* | libgcc_s.so.* | \
+      libcuda.so.* | libcudart.so.* | libcublas.so.* | libcublasLt.so.* | libcudnn*.so.* | \
+      libnccl.so.* | libnvidia-ml.so.*) ;;
+    *) cp -L "$path" "$bundle/lib/$name" ;;
+  esac
+done
+
+{
+  echo "commit: $(git rev-parse --short HEAD)$([[ -n $(git status --porcelain --untracked-files=no) ]] && echo ' (with uncommitted changes)')"
+  echo "built: $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n), $(/usr/local/cuda/bin/nvcc --version | sed -n 's/.*release \([0-9.]*\).*/CUDA \1/p'), sm_90, Release, Eigen CPU GEMM"
+  echo "libraries carried: $(cd "$bundle/lib" && echo *)"
+} >"$bundle/BUILD-INFO"
+cat "$bundle/BUILD-INFO"
+du -sh "$bundle"
