@@ -5,8 +5,9 @@
 # wheels, no Debian packages, no network: /work/.library/device/KINDS.md), so it cannot build
 # kiln; this machine has every dependency and the same CUDA 13.0. The binaries target sm_90
 # (H100/H200) and a generic x86-64 CPU (no -march=native: that CPU is another), with Eigen's CPU
-# GEMM (OpenBLAS would add 30 MB to carry). The C/C++ runtime and the CUDA libraries are not
-# carried: the GPU machine's own are newer or match (gpu-check.sh finds cuDNN and NCCL there).
+# GEMM (OpenBLAS would add 30 MB to carry). The C library and the CUDA libraries are not carried
+# (gpu-check.sh finds that machine's CUDA, cuDNN and NCCL); the C++ runtime goes to lib-fallback/,
+# used there only if the machine's own is older.
 # Then, with the device tool: run command "bash scripts/gpu-check.sh", carry ["gpu-bundle"].
 # Usage: scripts/gpu-bundle.sh     (about 10 minutes on 2 cores from scratch)
 set -euo pipefail
@@ -21,7 +22,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON -DCMAKE_CUDA_AR
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
 rm -rf "$bundle"
-mkdir -p "$bundle/apps" "$bundle/tests" "$bundle/benchmarks" "$bundle/lib"
+mkdir -p "$bundle/apps" "$bundle/tests" "$bundle/benchmarks" "$bundle/lib" "$bundle/lib-fallback"
 cp "$build/apps/train" "$build/apps/bench" "$bundle/apps/"
 cp "$build/tests/kiln_gpu_tests" "$bundle/tests/"
 cp "$build/benchmarks/kiln_gpu_mlp_benchmark" "$bundle/benchmarks/"
@@ -31,9 +32,10 @@ for program in "$bundle"/apps/* "$bundle"/tests/* "$bundle"/benchmarks/*; do
   ldd "$program" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   case $name in
-    libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux* | \
-      libstdc++.so.* | libgcc_s.so.* | \
-      libcuda.so.* | libcudart.so.* | libcublas.so.* | libcublasLt.so.* | libcudnn*.so.* | \
+    libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;
+    # Used only if that machine's C++ runtime is older than this one's (gpu-check.sh decides).
+    libstdc++.so.* | libgcc_s.so.*) cp -L "$path" "$bundle/lib-fallback/$name" ;;
+    libcuda.so.* | libcudart.so.* | libcublas.so.* | libcublasLt.so.* | libcudnn*.so.* | \
       libnccl.so.* | libnvidia-ml.so.*) ;;
     *) cp -L "$path" "$bundle/lib/$name" ;;
   esac

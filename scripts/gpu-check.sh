@@ -187,9 +187,18 @@ if [[ $build == "$bundle" ]]; then
     echo "    $library: ${dir:-not found}"
   done
   export LD_LIBRARY_PATH=$library_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  missing=$(for program in "$bundle"/apps/* "$bundle"/tests/* "$bundle"/benchmarks/*; do
-              ldd "$program" | grep 'not found' || true
-            done | sort -u | tr -s ' \t\n' ' ')
+  unresolved() {  # libraries (or symbol versions) the programs cannot find
+    local program
+    for program in "$bundle"/apps/* "$bundle"/tests/* "$bundle"/benchmarks/*; do
+      ldd "$program" 2>&1 | grep 'not found' || true
+    done | sort -u | tr -s ' \t\n' ' '
+  }
+  missing=$(unresolved)
+  if [[ $missing == *GLIBCXX* || $missing == *GCC_* ]]; then  # an older C++ runtime here
+    echo "    this machine's C++ runtime is older than the bundle's: using the bundle's"
+    export LD_LIBRARY_PATH=$PWD/$bundle/lib-fallback:$LD_LIBRARY_PATH
+    missing=$(unresolved)
+  fi
   if [[ -n $missing ]]; then
     fail libraries "not found on this machine: $missing"
     exit 1
