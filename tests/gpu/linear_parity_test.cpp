@@ -1,11 +1,12 @@
 // GPU parity of kiln::linear_forward (cuBLASLt with the BIAS / RELU_BIAS / RELU epilogues)
 // against the CPU: with and without bias and ReLU at odd and article sizes, an empty inner
 // dimension, operands that are slices (unaligned pointers, another cached plan), a second bias
-// through the same cached plan, and TF32 / bf16 tensor-core math.
+// through the same cached plan, NaN through the fused ReLU, and TF32 / bf16 tensor-core math.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kiln/core/ops.h"
 #include "kiln/core/precision.h"
@@ -89,6 +90,27 @@ TEST(LinearParity, SlicedOperandsAndASecondBiasThroughTheSamePlan) {
     EXPECT_TRUE(all_close(actual_a, expected_a, kReductionRtol, linear_atol(32))) << "bias " << i;
   }
   EXPECT_EQ(linear_forward_fallbacks(), fallbacks) << "no cuBLASLt algorithm for (8, 32) -> 8";
+}
+
+// A NaN in x makes its row of y NaN on the CPU, ReLU or not (the CPU's ReLU lets NaN through, so
+// a diverged model shows in the loss). The fused epilogue must do the same, not clamp NaN to 0.
+TEST(LinearParity, NanInTheInputStaysNanThroughTheFusedRelu) {
+  KILN_REQUIRE_GPU();
+  Tensor x = random_tensor(Shape{16, 32}, 231);
+  std::vector<float> values = x.to_vector<float>();
+  values[5 * 32 + 7] = std::numeric_limits<float>::quiet_NaN();  // row 5
+  x = Tensor::from_vector(values, Shape{16, 32});
+  const Tensor w = random_tensor(Shape{8, 32}, 232), bias = random_tensor(Shape{8}, 233);
+  Tensor expected = Tensor::zeros(Shape{16, 8}),
+         actual = Tensor::zeros(Shape{16, 8}, DType::f32, kGpu);
+  linear_forward(x, w, bias, expected, true);
+  linear_forward(on_gpu(x), on_gpu(w), on_gpu(bias), actual, true);
+  const std::vector<float> cpu = expected.to_vector<float>(), gpu = actual.to_vector<float>();
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    const bool row5 = i / 8 == 5;
+    EXPECT_EQ(std::isnan(cpu[i]), row5) << "CPU element " << i;
+    EXPECT_EQ(std::isnan(gpu[i]), row5) << "GPU element " << i;
+  }
 }
 
 TEST(LinearParity, ReducedPrecisionStaysCloseToTheCpu) {
