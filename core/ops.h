@@ -82,8 +82,9 @@ void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, T
                                     float grad_scale, float label_smoothing = 0.0f);
 
 // ---- metrics.cpp
-// logits: (N, C), labels: (N) int32, correct: (1) or () float -> correct += number of rows whose
-// first maximum is at the label. Stays on the device: no host synchronisation.
+// logits: (N, C), labels: (N) int32, correct: (1) or () int32 -> correct += number of rows whose
+// first maximum is at the label: exact, whatever the order of the GPU's atomic adds (a float
+// count would round past 2^24). Stays on the device: no host synchronisation.
 void count_correct(const Tensor& logits, const Tensor& labels, Tensor& correct);
 
 // ---- conv2d.cpp (NCHW; dilation 1, groups 1)

@@ -6,7 +6,7 @@ namespace kiln {
 
 RunningMetrics::RunningMetrics(Device device)
     : loss_sum_(Tensor::zeros(Shape{}, DType::f32, device)),
-      correct_(Tensor::zeros(Shape{}, DType::f32, device)) {}
+      correct_(Tensor::zeros(Shape{}, DType::i32, device)) {}
 
 void RunningMetrics::update(const Tensor& logits, const Tensor& labels, const Tensor& mean_loss) {
   accumulate(logits, labels, mean_loss);
@@ -26,7 +26,8 @@ RunningMetrics::Values RunningMetrics::read() const {
   v.samples = samples_;
   if (samples_ == 0) return v;
   v.mean_loss = loss_sum_.item() / static_cast<double>(samples_);
-  v.accuracy = correct_.item() / static_cast<double>(samples_);
+  v.accuracy =
+      static_cast<double>(correct_.to_vector<std::int32_t>()[0]) / static_cast<double>(samples_);
   return v;
 }
 

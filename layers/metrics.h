@@ -27,7 +27,7 @@ class RunningMetrics {
 
  private:
   Tensor loss_sum_;  // () sum over batches of mean_loss * N
-  Tensor correct_;   // () count of correct predictions
+  Tensor correct_;   // () int32 count of correct predictions (exact; a float would round past 2^24)
   std::int64_t samples_ = 0;
 };
 

@@ -54,7 +54,7 @@ void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
 
 // metrics.cpp — *correct += rows whose argmax equals the label.
 void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
-                   float* correct);
+                   std::int32_t* correct);
 
 // conv2d.cpp — NCHW, im2col + gemm. bias and dbias may be null. y, dx "="; dw, dbias "+=".
 void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias, float* y);

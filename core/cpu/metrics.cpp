@@ -4,7 +4,7 @@
 namespace kiln::cpu {
 
 void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
-                   float* correct) {
+                   std::int32_t* correct) {
   Index hits = 0;
   for (Index r = 0; r < rows; ++r) {
     const float* row = logits + r * cols;
@@ -13,7 +13,7 @@ void count_correct(Index rows, Index cols, const float* logits, const std::int32
       if (row[c] > row[best]) best = c;
     hits += best == labels[r];
   }
-  *correct += static_cast<float>(hits);
+  *correct += static_cast<std::int32_t>(hits);
 }
 
 }  // namespace kiln::cpu

@@ -62,7 +62,7 @@ void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
 
 // metrics.cu
 void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
-                   float* correct, cudaStream_t stream);
+                   std::int32_t* correct, cudaStream_t stream);
 
 // conv2d.cu — cuDNN (deterministic fp32 algorithms, no TF32). Same contract as the CPU's.
 void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias, float* y,

@@ -1,7 +1,6 @@
 // count_correct on the GPU: one warp per row finds the row's first maximum; hits are summed
-// per block in shared memory and added with one atomicAdd per block. Counts are integers held
-// exactly in float up to 2^24, so the atomic order cannot change the sum while an epoch's running
-// count stays below 16.7 M samples (past that it may round).
+// per block in shared memory and added to the int32 count with one atomicAdd per block, exact in
+// any order.
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/kernels.h"
 
@@ -12,7 +11,7 @@ namespace {
 constexpr int kWarpsPerBlock = 8;
 
 __global__ void count_correct_kernel(Index rows, Index cols, const float* logits,
-                                     const std::int32_t* labels, float* correct) {
+                                     const std::int32_t* labels, std::int32_t* correct) {
   __shared__ int block_hits;
   if (threadIdx.x == 0) block_hits = 0;
   __syncthreads();
@@ -43,13 +42,13 @@ __global__ void count_correct_kernel(Index rows, Index cols, const float* logits
     if (lane == 0 && best_index == labels[row]) atomicAdd(&block_hits, 1);
   }
   __syncthreads();
-  if (threadIdx.x == 0 && block_hits > 0) atomicAdd(correct, static_cast<float>(block_hits));
+  if (threadIdx.x == 0 && block_hits > 0) atomicAdd(correct, block_hits);
 }
 
 }  // namespace
 
 void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
-                   float* correct, cudaStream_t stream) {
+                   std::int32_t* correct, cudaStream_t stream) {
   if (rows == 0) return;
   const auto blocks = static_cast<unsigned>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
   count_correct_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(rows, cols, logits, labels, correct);

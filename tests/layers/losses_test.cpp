@@ -83,6 +83,17 @@ TEST(MSELoss, MatchesTheDefinitionAndFiniteDifferences) {
   EXPECT_THROW(loss.forward(prediction, kiln::testing::random_tensor({3, 7}, 1)), kiln::Error);
 }
 
+// Past 2^24 a float count stops growing by one; the count is an int32, exact (a long epoch).
+TEST(RunningMetrics, CountsExactlyPastTwoToThe24) {
+  const Tensor logits = Tensor::from_vector(std::vector<float>{0.1f, 0.9f}, {1, 2});
+  const Tensor labels = Tensor::from_vector(std::vector<std::int32_t>{1}, {1});
+  Tensor correct = Tensor::from_vector(std::vector<std::int32_t>{1 << 24}, {1});
+  kiln::count_correct(logits, labels, correct);
+  EXPECT_EQ(correct.to_vector<std::int32_t>()[0], (1 << 24) + 1);
+  Tensor float_count = Tensor::zeros(Shape{1});
+  EXPECT_THROW(kiln::count_correct(logits, labels, float_count), kiln::Error);  // int32 only
+}
+
 TEST(RunningMetrics, CountsTopOneHitsAndAveragesTheLoss) {
   kiln::RunningMetrics metrics;
   const Tensor logits = Tensor::from_vector(std::vector<float>{0.1f, 0.9f, 0.8f, 0.2f, 0.3f, 0.3f}, {3, 2});
