@@ -10,7 +10,11 @@ RegionTimer::RegionTimer(std::string name, Device device) : name_(std::move(name
 
 void RegionTimer::start(const Stream& stream) {
   KILN_CHECK(!running_, "timer '{}' started twice without stop()", name_);
-  if (pending_ == starts_.size()) {  // grows only until the first read, then pairs are reused
+  // A timer whose total is never read (the loader's copy timer in a program that never asks
+  // for stats) would otherwise hold a pair per region forever: fold at the cap, one wait for
+  // the GPU every kMaxPending regions.
+  if (pending_ == kMaxPending) fold_pending();
+  if (pending_ == starts_.size()) {  // grows only until the first fold, then pairs are reused
     starts_.emplace_back(device_);
     stops_.emplace_back(device_);
   }

@@ -4,6 +4,7 @@
 // is read; on the CPU it reads the steady clock.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ class RegionTimer {
   double total_ms();
   int count() const { return count_; }
   void reset();
+  // Event pairs held (at most kMaxPending, even when no total is ever read).
+  std::size_t held_pairs() const { return starts_.size(); }
+  static constexpr std::size_t kMaxPending = 1024;
 
  private:
   void fold_pending();

@@ -21,6 +21,18 @@ TEST(RegionTimer, AccumulatesNamedRegionsOnTheCpu) {
   EXPECT_EQ(timer.total_ms(), 0.0);
 }
 
+TEST(RegionTimer, HoldsABoundedNumberOfEventsWhenNoTotalIsRead) {
+  kiln::RegionTimer timer("copy", kiln::Device::cpu());
+  constexpr int kRegions = 2500;  // past the cap twice
+  for (int i = 0; i < kRegions; ++i) {
+    kiln::ScopedRegion region(timer);
+    std::this_thread::sleep_for(std::chrono::microseconds(1));
+  }
+  EXPECT_LE(timer.held_pairs(), kiln::RegionTimer::kMaxPending);
+  EXPECT_EQ(timer.count(), kRegions);
+  EXPECT_GE(timer.total_ms(), kRegions * 0.001);  // the folded regions still count
+}
+
 TEST(RegionTimer, RejectsUnbalancedStartAndStop) {
   kiln::RegionTimer timer("step", kiln::Device::cpu());
   EXPECT_THROW(timer.stop(), kiln::Error);
