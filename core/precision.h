@@ -7,7 +7,10 @@
 //   tensor-core rate on Hopper). Weights, gradients, optimizer state and activations stay fp32 in
 //   memory, so the fp32 weights are the master copy and no loss scaling is needed (bf16 has
 //   fp32's exponent range); activations are not stored in bf16, so memory use does not drop.
-// The CPU always computes in fp32. Convolutions (cuDNN) stay fp32 in every mode.
+// On the CPU, bf16 rounds the inputs of matrix products and convolutions to bfloat16 and
+// multiplies with fp32 accumulation, on the CPU's bf16 instructions where it has them (AVX-512
+// bf16, AMX, through oneDNN; core/cpu_compute.h) and with the same numerics on fp32 kernels
+// elsewhere; tf32 is a GPU format and leaves the CPU in fp32. GPU convolutions (cuDNN) stay fp32.
 #pragma once
 
 #include <string>

@@ -21,6 +21,8 @@ struct EpochReport {
   int workers = 0;
   bool pin_memory = false;
   int cpu_threads = 0;
+  std::string precision = "fp32";     // of matrix products and convolutions (core/precision.h)
+  bool cpu_bf16_instructions = false;  // the CPU multiplies bf16 in hardware (core/cpu_compute.h)
   double lr = 0.0;
 
   double wall_s = 0.0;

@@ -17,6 +17,7 @@
 #include "kiln/core/memory.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/parallel.h"
+#include "kiln/core/cpu_compute.h"
 #include "kiln/core/precision.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/data/data_spec.h"
@@ -245,6 +246,8 @@ EpochReport run_epoch(Run& r, std::int64_t epoch, const std::atomic<bool>* stop,
   report.workers = r.o.workers;
   report.pin_memory = r.o.pin_memory;
   report.cpu_threads = num_threads();
+  report.precision = matmul_precision_name(matmul_precision());
+  report.cpu_bf16_instructions = cpu_has_bf16_instructions();
 
   r.train_loader->set_epoch(epoch);
   r.train_loader->reset_stats();
@@ -333,9 +336,9 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
              "--device={} does not match the communicator ({}), which works on {}", o.device, comm.describe(),
              comm.device().str());
   const MatmulPrecision precision = parse_matmul_precision(o.precision);
-  KILN_CHECK(precision == MatmulPrecision::fp32 || device.is_cuda(),
-             "--precision {} is a GPU tensor-core format and the CPU computes in fp32; use --precision fp32",
-             o.precision);
+  KILN_CHECK(precision != MatmulPrecision::tf32 || device.is_cuda(),
+             "--precision tf32 is a GPU tensor-core format the CPU does not have; use --precision fp32 or "
+             "bf16");
   set_matmul_precision(precision);
   KILN_CHECK(!o.cuda_graph || device.is_cuda(),
              "--cuda-graph records GPU work and the CPU runs each op as it comes; use it with --device=gpu");
@@ -406,7 +409,11 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
     out << fmt::format("  {} parameters; batch {}, {} lr {} ({}), {} workers{}, {} CPU threads{}\n",
                        r.model.net->parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule,
                        o.workers, o.pin_memory ? " pinned" : "", num_threads(),
-                       device.is_cuda() ? fmt::format(", {} matrix products", o.precision) : "");
+                       fmt::format(", {} matrix products", o.precision));
+    if (device.is_cpu()) out << fmt::format("  CPU compute: {}\n", cpu_compute_description());
+    if (device.is_cpu() && precision == MatmulPrecision::bf16 && !cpu_has_bf16_instructions())
+      out << "  bf16 on this CPU: inputs rounded to bf16 as on one with bf16 instructions, but no faster "
+             "(it has neither AVX-512 bf16 nor AMX); --precision fp32 is as fast and exact\n";
     if (r.reducer)
       out << fmt::format("  data parallel: {} ranks ({}), {} samples per rank per step, {} gradient bucket{}\n",
                          world, comm.describe(), o.batch_size / world, r.reducer->bucket_count(),

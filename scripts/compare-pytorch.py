@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""kiln against PyTorch eager on the article workload, side by side in one run.
+"""kiln against PyTorch eager on the article workload or LeNet-5, side by side in one run.
 
-For each batch size, kiln's `train` and a PyTorch loop train the article network
-(784-1024-1024-1024-1024-10 MLP, ReLU, SGD with momentum 0.9, cross-entropy) for one epoch of
---samples samples on the same device, alternating kiln and PyTorch, --repeats times; the table
-shows the median samples/s of each and their ratio. PyTorch uses its defaults, as a user would
-(its own thread count on the CPU). On a GPU, --precision tf32 / bf16 lets both round the fp32
-inputs of each matrix product to TF32 / bfloat16 on the tensor cores and accumulate in fp32
-(PyTorch: torch.set_float32_matmul_precision("high" / "medium")), storage staying fp32.
+For each batch size, kiln's `train` and a PyTorch loop train the same network (--model article:
+the 784-1024-1024-1024-1024-10 MLP with ReLU; --model lenet5: kiln's LeNet-5, two 5x5
+convolutions with ReLU and 2x2 max pooling, then 400-120-84-10) with SGD, momentum 0.9 and
+cross-entropy for one epoch of --samples samples on the same device, alternating kiln and
+PyTorch, --repeats times; the table shows the median samples/s of each and their ratio. PyTorch
+uses its defaults, as a user would (its own thread count on the CPU). --precision bf16 rounds
+the inputs of each matrix product and convolution to bfloat16 with fp32 accumulation on both
+sides: on the CPU PyTorch runs under torch.autocast("cpu", torch.bfloat16); on a GPU, --precision
+tf32 / bf16 uses torch.set_float32_matmul_precision("high" / "medium"), storage staying fp32.
 
 Data: with --data memory (the default, needs numpy) both train on the same random samples held
 in memory: PyTorch as tensors, kiln from a .npy file it loads whole (`--data npy:`), batches
@@ -31,13 +33,17 @@ import time
 WIDTHS = [784, 1024, 1024, 1024, 1024, 10]
 
 
-def write_memory_data(folder, samples):
+def sample_shape(model):
+    return (1, 28, 28) if model == "lenet5" else (WIDTHS[0],)
+
+
+def write_memory_data(folder, samples, model):
     """Random features and labels as .npy files; returns kiln's --data spec for them."""
     import numpy as np
     rng = np.random.default_rng(1)
     features = os.path.join(folder, "features.npy")
     labels = os.path.join(folder, "labels.npy")
-    np.save(features, rng.standard_normal((samples, WIDTHS[0]), dtype=np.float32))
+    np.save(features, rng.standard_normal((samples, *sample_shape(model)), dtype=np.float32))
     np.save(labels, rng.integers(0, WIDTHS[-1], samples, dtype=np.int64))
     return f"npy:{features},{labels}"
 
@@ -52,34 +58,48 @@ def kiln_samples_per_s(args, device, batch):
         # On a GPU the first epoch also loads kernels and plans cuBLASLt: the second one is timed,
         # as PyTorch's loop is after its warm-up steps.
         epochs = 1 if device == "cpu" else 2
-        command = [os.path.join(args.build, "apps", "train"), f"--device={device}", "--model", "article",
+        command = [os.path.join(args.build, "apps", "train"), f"--device={device}", "--model", args.model,
                    *data, "--epochs", str(epochs),
                    "--batch-size", str(batch), "--schedule", "constant", "--lr", "0.01", "--quiet",
-                   "--log-json", log]
+                   "--log-json", log, "--precision", args.precision]
         if device != "cpu":
-            command += ["--precision", args.precision, "--pin-memory", "--workers", "4"]
+            command += ["--pin-memory", "--workers", "4"]
         subprocess.run(command, check=True)
         with open(log) as f:
             return json.loads(f.readlines()[-1])["samples_per_second"]
 
 
-def torch_samples_per_s(torch, args, device, batch):
-    dev = torch.device("cuda" if device != "cpu" else "cpu")
+def torch_model(torch, name):
+    nn = torch.nn
+    if name == "lenet5":  # models/model_spec.cpp's lenet5
+        return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                             nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+                             nn.Linear(84, 10))
     layers = []
     for i in range(len(WIDTHS) - 1):
-        layers.append(torch.nn.Linear(WIDTHS[i], WIDTHS[i + 1]))
+        layers.append(nn.Linear(WIDTHS[i], WIDTHS[i + 1]))
         if i + 2 < len(WIDTHS):
-            layers.append(torch.nn.ReLU())
-    model = torch.nn.Sequential(*layers).to(dev)
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+def torch_samples_per_s(torch, args, device, batch):
+    import contextlib
+    dev = torch.device("cuda" if device != "cpu" else "cpu")
+    model = torch_model(torch, args.model).to(dev)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     steps = args.samples // batch
-    x = torch.randn(steps, batch, WIDTHS[0], device=dev)
+    x = torch.randn(steps, batch, *sample_shape(args.model), device=dev)
     y = torch.randint(0, WIDTHS[-1], (steps, batch), device=dev)
+    cpu_bf16 = device == "cpu" and args.precision == "bf16"
 
     def step(i):
         optimizer.zero_grad(set_to_none=True)
-        loss = loss_fn(model(x[i]), y[i])
+        autocast = torch.autocast("cpu", torch.bfloat16) if cpu_bf16 else contextlib.nullcontext()
+        with autocast:
+            loss = loss_fn(model(x[i]), y[i])
         loss.backward()
         optimizer.step()
 
@@ -100,7 +120,9 @@ def main():
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 256, 1024])
     parser.add_argument("--samples", type=int, default=12800, help="samples per measured epoch")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"], help="GPU matrix products")
+    parser.add_argument("--model", default="article", choices=["article", "lenet5"])
+    parser.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"],
+                        help="matrix products (tf32: GPU only)")
     parser.add_argument("--build", default="build", help="kiln's build folder")
     parser.add_argument("--data", default="memory", choices=["memory", "article"],
                         help="memory: the same random samples in memory for both; article: kiln generates them")
@@ -108,7 +130,7 @@ def main():
     data_folder = tempfile.TemporaryDirectory()
     if args.data == "memory":
         try:
-            args.memory_spec = write_memory_data(data_folder.name, args.samples)
+            args.memory_spec = write_memory_data(data_folder.name, args.samples, args.model)
         except ImportError:
             print("compare-pytorch: numpy is missing; kiln generates the article set instead", file=sys.stderr)
             args.data = "article"
@@ -127,7 +149,7 @@ def main():
         print("compare-pytorch: PyTorch is not installed for this Python "
               f"({sys.executable}); showing kiln alone", file=sys.stderr)
 
-    print(f"article MLP, {args.samples} samples per epoch, data {args.data}, device {args.device}, "
+    print(f"{args.model}, {args.samples} samples per epoch, data {args.data}, device {args.device}, "
           f"precision {args.precision}, median of {args.repeats}")
     if torch is not None:
         print(f"PyTorch {torch_version} eager, {threads} intra-op threads (its default)")

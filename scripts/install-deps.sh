@@ -7,7 +7,9 @@ set -euo pipefail
 packages=(
   build-essential cmake git pkg-config              # toolchain
   libeigen3-dev libspdlog-dev libfmt-dev            # core: CPU kernels, logging, formatting
-  libopenblas-openmp-dev                            # core: CPU GEMM on the OpenMP thread pool
+  libdnnl-dev ocl-icd-opencl-dev                    # core: oneDNN, the CPU compute library (its
+                                                    #   CMake package asks for OpenCL, which it loads)
+  libopenblas-openmp-dev                            # core: reference CPU GEMM on the OpenMP pool
   libgtest-dev libgmock-dev libbenchmark-dev        # tests and benchmarks
   libcli11-dev nlohmann-json3-dev                   # apps: command lines, specs and reports
   zlib1g-dev libpng-dev libjpeg-dev                 # data: compressed files, image folders

@@ -1,6 +1,7 @@
-// CPU GEMM: c (m, n) = alpha * op(a) @ op(b) + beta * c on row-major buffers, through OpenBLAS's
-// sgemm when kiln was built with its OpenMP build (cmake/KilnBlas.cmake), else Eigen's blocked,
-// vectorised product. Both parallelise over OpenMP's thread pool (core/parallel.h), the same pool
+// CPU GEMM: c (m, n) = alpha * op(a) @ op(b) + beta * c on row-major buffers, through oneDNN's
+// matmul when that path is selected (core/cpu_compute.h); else, the reference, through OpenBLAS's
+// sgemm when kiln was built with its OpenMP build (cmake/KilnBlas.cmake), or Eigen's blocked,
+// vectorised product. Under --precision bf16 the inputs are rounded to bf16 on both paths. Both parallelise over OpenMP's thread pool (core/parallel.h), the same pool
 // kiln's own loops use. beta == 0 overwrites c without reading it (as BLAS does), so
 // uninitialised or NaN output memory never leaks into the result.
 #include <Eigen/Core>
@@ -8,7 +9,10 @@
 #include <cblas.h>
 #endif
 
+#include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/onednn/onednn.h"
+#include "kiln/core/precision.h"
 
 namespace kiln::cpu {
 
@@ -32,6 +36,14 @@ void multiply(const OpA& op_a, const OpB& op_b, float alpha, float beta, MatrixM
 
 }  // namespace
 
+const char* reference_gemm_name() {
+#if KILN_OPENBLAS
+  return "OpenBLAS";
+#else
+  return "Eigen";
+#endif
+}
+
 void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
           const float* b, float beta, float* c) {
   if (m == 0 || n == 0) return;
@@ -43,6 +55,12 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
     else if (beta != 1.0f)
       c_map *= beta;
     return;
+  }
+  const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
+  if (onednn::active()) return onednn::gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, bf16);
+  if (bf16) {
+    a = rounded_to_bf16(a, m * k, 0);
+    b = rounded_to_bf16(b, k * n, 1);
   }
 #if KILN_OPENBLAS
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,

@@ -16,6 +16,8 @@ using Index = std::int64_t;
 // gemm.cpp — c (m, n) = alpha * op(a) @ op(b) + beta * c, all row-major.
 void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
           const float* b, float beta, float* c);
+// "OpenBLAS" or "Eigen": the reference path's GEMM in this build.
+const char* reference_gemm_name();
 
 // linear.cpp — y (n, out) = x (n, in) · w (out, in)ᵀ + bias (out, or null), ReLU'd when relu.
 void linear_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,

@@ -1,0 +1,29 @@
+// bfloat16 rounding for the CPU's --precision bf16: the upper 16 bits of a float32 rounded to
+// nearest even, NaN kept NaN. Both CPU paths round with it, so they see the same inputs.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace kiln::cpu {
+
+inline std::uint16_t bf16_bits(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+// x rounded to the nearest bfloat16, as a float32.
+inline float round_to_bf16(float x) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(bf16_bits(x)) << 16;
+  float out;
+  std::memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
+// `count` floats rounded to bf16 (as float32) into the calling thread's staging buffer `slot`
+// (0..3), for bf16 products on fp32 kernels.
+const float* rounded_to_bf16(const float* src, std::int64_t count, int slot);
+
+}  // namespace kiln::cpu

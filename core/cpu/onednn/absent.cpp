@@ -1,0 +1,36 @@
+// A build without oneDNN: the seam reports itself absent, so cpu_compute() is always reference
+// and the entry points below are never called; they throw if something calls them anyway.
+#include "kiln/core/cpu/onednn/onednn.h"
+#include "kiln/core/error.h"
+
+namespace kiln::cpu::onednn {
+
+namespace {
+[[noreturn]] void absent(const char* op) {
+  KILN_THROW("{}: kiln was built without oneDNN (KILN_ONEDNN=OFF or libdnnl-dev missing)", op);
+}
+}  // namespace
+
+bool built() { return false; }
+bool active() { return false; }
+void gemm(bool, bool, Index, Index, Index, float, const float*, const float*, float, float*, bool) {
+  absent("gemm");
+}
+void linear_forward(Index, Index, Index, const float*, const float*, const float*, bool, float*, bool) {
+  absent("linear_forward");
+}
+bool supports_conv(const Window2d&) { return false; }
+void conv2d_forward(const Window2d&, const float*, const float*, const float*, float*, bool) {
+  absent("conv2d_forward");
+}
+void conv2d_backward_data(const Window2d&, const float*, const float*, float*, bool) {
+  absent("conv2d_backward_data");
+}
+void conv2d_backward_filter(const Window2d&, const float*, const float*, float*, float*, bool) {
+  absent("conv2d_backward_filter");
+}
+std::string isa_name() { return "none"; }
+bool has_bf16_instructions() { return false; }
+std::string version() { return "absent"; }
+
+}  // namespace kiln::cpu::onednn

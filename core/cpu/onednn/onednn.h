@@ -1,0 +1,49 @@
+// The CPU backend's oneDNN entry points, called by core/cpu/<stem>.cpp when cpu_compute() is
+// onednn. Same buffers and contracts as the reference bodies in core/cpu/kernels.h ("=" and "+="
+// as there); no oneDNN type appears here, so the rest of kiln never sees its API, and a move to
+// oneDNN 3 touches only this folder. Primitives are built once per shape and cached per thread;
+// their scratchpads and bf16 staging buffers come from kiln's CPU allocator and only grow, so a
+// steady training step allocates nothing. A oneDNN failure becomes a kiln::Error naming the op
+// and its shapes. In a build without oneDNN these throw (absent.cpp) and are never selected.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kiln/core/window2d.h"
+
+namespace kiln::cpu::onednn {
+
+using Index = std::int64_t;
+
+// Whether this build has oneDNN; and whether it is built and cpu_compute() is onednn.
+bool built();
+bool active();
+
+// c (m, n) = alpha * op(a) @ op(b) + beta * c, row-major; beta == 0 never reads c. bf16: the
+// inputs are rounded to bfloat16 and multiplied with fp32 accumulation.
+void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
+          const float* b, float beta, float* c, bool bf16);
+
+// y (n, out) = x (n, in) @ w (out, in)ᵀ + bias (out, or null), ReLU'd when relu: one matmul
+// with bias and ReLU as post-ops.
+void linear_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
+                    bool relu, float* y, bool bf16);
+
+// NCHW convolution; y and dx "=", dw and dbias "+=" (dbias may be null). supports_conv: false
+// for the geometries oneDNN cannot express (a floor-mode output that leaves input rows unread
+// needs a negative right padding); those take the reference path.
+bool supports_conv(const Window2d& g);
+void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias, float* y,
+                    bool bf16);
+void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx, bool bf16);
+void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, float* dw,
+                            float* dbias, bool bf16);
+
+// "avx512_core_amx", "avx2", ...: the instruction set oneDNN generates kernels for (its
+// DNNL_MAX_CPU_ISA environment variable caps it, e.g. AVX2 to try an AVX2-only machine's path).
+std::string isa_name();
+bool has_bf16_instructions();
+std::string version();
+
+}  // namespace kiln::cpu::onednn

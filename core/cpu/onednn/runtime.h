@@ -1,0 +1,94 @@
+// What every oneDNN call of kiln shares, for the files of this folder only: the CPU engine and a
+// stream per calling thread, the per-thread cache of primitives keyed by op and shape, the
+// scratch memory they run in, and the translation of oneDNN's errors into kiln::Error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "kiln/core/cpu/onednn/onednn.h"
+
+namespace kiln::cpu::onednn {
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+// One thread's engine and stream. oneDNN runs each primitive on the calling thread's OpenMP
+// team, kiln's one CPU thread pool.
+struct Context {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+};
+Context& context();
+
+// A grow-only buffer from kiln's CPU allocator (so the steady-state allocation test counts it).
+class Scratch {
+ public:
+  Scratch() = default;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch();
+  void* get(std::size_t bytes);
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A primitive ready to run: built once for its key, with the size of the scratchpad it asked for.
+struct Cached {
+  dnnl::primitive primitive;
+  std::size_t scratchpad_bytes = 0;
+};
+
+// The calling thread's primitive for `key`, built by `build` on the first call for that key.
+// build: (const dnnl::primitive_attr&) -> {primitive, its primitive_desc's scratchpad size}.
+template <typename Build>
+const Cached& cached(const std::string& key, Build&& build) {
+  thread_local std::unordered_map<std::string, Cached> cache;
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, build()).first;
+  return it->second;
+}
+
+// The attribute every kiln primitive is built with: a user-managed scratchpad, so oneDNN never
+// allocates one per call.
+dnnl::primitive_attr scratchpad_attr();
+
+// Runs `p` with `args` plus the scratchpad on this thread's stream and waits for it.
+void execute(const Cached& p, std::unordered_map<int, dnnl::memory> args);
+
+// A row-major (rows, cols) matrix at `data`, or its transpose as stored (cols, rows) when
+// transposed: a plain 2-D memory descriptor with strides.
+dnnl::memory::desc matrix_desc(Index rows, Index cols, bool transposed, dt type);
+
+// An operand of a matrix product or convolution as the primitive takes it: the float32 data as
+// given; under bf16, rounded to bf16 into the calling thread's staging buffer `slot` (0..3), as
+// bf16 where the CPU multiplies bf16 in hardware, else as float32 holding bf16 values (same
+// numerics: bf16 products are exact in fp32) for the fp32 kernels.
+struct Operand {
+  void* data;
+  dt type;
+};
+Operand operand(const float* data, Index count, bool bf16, int slot);
+
+// A staging buffer of the calling thread for data in another layout (slots 0..3, apart from
+// operand()'s).
+void* staging(std::size_t bytes, int slot);
+
+// Runs `body`, turning a dnnl::error into kiln::Error "oneDNN <op> <shapes>: <reason>".
+[[noreturn]] void throw_onednn_error(const char* op, const std::string& shapes, const dnnl::error& e);
+template <typename Body>
+void guarded(const char* op, const std::string& shapes, Body&& body) {
+  try {
+    body();
+  } catch (const dnnl::error& e) {
+    throw_onednn_error(op, shapes, e);
+  }
+}
+
+}  // namespace kiln::cpu::onednn

@@ -1,0 +1,33 @@
+// Which library computes the CPU's matrix products, convolutions and pooling, chosen at run time:
+// - onednn, the default when kiln was built with oneDNN (cmake/KilnOnednn.cmake): JIT kernels
+//   for the CPU at hand (AVX2, AVX-512, AVX-512 bf16, AMX), Linear's bias and ReLU fused;
+// - reference: OpenBLAS's (or Eigen's) GEMM, im2col convolution and kiln's own pooling loops,
+//   the readable path every other one is tested against.
+// The environment variable KILN_CPU_COMPUTE=reference|onednn sets the starting choice, so a
+// whole test suite or a run of `train` can take either path; set_cpu_compute changes it later.
+#pragma once
+
+#include <string>
+
+namespace kiln {
+
+enum class CpuCompute : unsigned char { reference, onednn };
+
+// Throws naming the build option when oneDNN is asked for and kiln was built without it.
+void set_cpu_compute(CpuCompute compute);
+CpuCompute cpu_compute();
+bool onednn_built();
+
+// "reference" or "onednn"; parse throws naming the accepted values.
+CpuCompute parse_cpu_compute(const std::string& name);
+const char* cpu_compute_name(CpuCompute compute);
+
+// One line for a run's header: "oneDNN 2.6.3, avx512_core_amx kernels" or
+// "OpenBLAS GEMM (OpenMP), im2col convolutions".
+std::string cpu_compute_description();
+
+// Whether this CPU multiplies bf16 in hardware (AVX-512 bf16 or AMX), as oneDNN sees it; false
+// without oneDNN. Where false, --precision bf16 on the CPU rounds like bf16 but is not faster.
+bool cpu_has_bf16_instructions();
+
+}  // namespace kiln
