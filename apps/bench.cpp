@@ -27,7 +27,7 @@ struct BenchOptions {
   bool gpu = true;
   int workers = 2;
   std::string out_dir = "bench-results";
-  std::string precision = "fp32";  // of the GPU rows
+  std::string precision = "fp32";  // of every row (tf32: the GPU rows; the CPU ones stay fp32)
   bool cuda_graph = false;          // of the GPU rows
   bool loader = false;
   std::string images = "fmnist-images";  // kiln-export-images --out writes it
@@ -46,7 +46,7 @@ kiln::TrainOptions article_workload(const BenchOptions& b, const std::string& de
   o.schedule = "constant";
   o.workers = b.workers;
   o.pin_memory = device != "cpu";
-  o.precision = device != "cpu" ? b.precision : "fp32";
+  o.precision = device == "cpu" && b.precision == "tf32" ? "fp32" : b.precision;
   o.cuda_graph = device != "cpu" && b.cuda_graph;
   o.evaluate = false;
   o.quiet = true;
@@ -102,7 +102,9 @@ int run(BenchOptions b) {
     if (b.threads.empty()) b.threads.push_back(kiln::num_threads());
     for (int t : b.threads) {
       kiln::set_num_threads(t);
-      rows.push_back(measure(b, "cpu", fmt::format("CPU, {} thread{} (this machine)", t, t == 1 ? "" : "s")));
+      const std::string precision = b.precision == "tf32" ? "fp32" : b.precision;
+      rows.push_back(measure(b, "cpu", fmt::format("CPU, {} thread{} (this machine, {})", t, t == 1 ? "" : "s",
+                                                   precision)));
     }
   }
   if (b.gpu) {
@@ -143,7 +145,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->excludes("--cpu-only", "--gpu-only");
   app.add_option("--out", b.out_dir, "folder for speedup.md, speedup.csv and speedup.svg")->capture_default_str();
-  app.add_option("--precision", b.precision, "GPU matrix products: fp32, tf32 or bf16 (core/precision.h)")->capture_default_str();
+  app.add_option("--precision", b.precision, "matrix products: fp32, tf32 (GPU rows) or bf16 (core/precision.h)")->capture_default_str();
   app.add_flag("--cuda-graph", b.cuda_graph,
                "GPU rows: each step (forward, backward, update) as one CUDA graph");
   app.add_flag("--loader", b.loader,

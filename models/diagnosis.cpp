@@ -51,7 +51,7 @@ std::vector<std::string> diagnose(const EpochReport& r, int cores) {
     if (!r.on_gpu && r.precision == "fp32" && r.cpu_bf16_instructions)
       lines.push_back("this CPU multiplies bf16 in hardware: --precision bf16 runs the matrix products and "
                       "convolutions on it (bf16 inputs, fp32 accumulation and master weights; about 1e-2 "
-                      "relative error per product), typically well under half the compute time");
+                      "relative error per product); bench --device=cpu --precision bf16 measures what it gives here");
   }
   const double allreduce = r.stage_percent(Stage::allreduce);
   if (allreduce >= kCommunicationBoundPercent)

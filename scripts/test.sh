@@ -2,9 +2,11 @@
 # README's second command, and what CI runs (.ci/run). Installs what is missing, then:
 #   1. build/      Release, CUDA backend compiled in whenever the toolkit is at /usr/local/cuda;
 #                  ctest runs every label (cpu, gpu, install); GPU tests skip visibly without a GPU.
-#   2. build-asan/ Debug with AddressSanitizer + UBSan, CPU only; ctest -L cpu. The library is
-#                  built -O1 -g1 (line tables only: ASan's stack traces, a quarter less compile
-#                  time), the tests -O0 (tests/CMakeLists.txt).
+#   2. build-asan/ Debug with AddressSanitizer + UBSan, CPU only; ctest -L cpu on the reference
+#                  CPU path (KILN_CPU_COMPUTE=reference), so both CPU paths pass the whole suite:
+#                  phase 1 ran it on oneDNN, and the oneDNN parity tests run here too (they pick
+#                  each path themselves). The library is built -O1 -g1 (line tables only: ASan's
+#                  stack traces, a quarter less compile time), the tests -O0 (tests/CMakeLists.txt).
 # Exits non-zero if a build or any test fails; the ASan phase runs even if phase 1's tests fail.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -41,8 +43,8 @@ phase "build (ASan+UBSan)" bash -c "
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug '-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1' \
         -DKILN_CUDA=OFF -DKILN_SANITIZE=ON -DKILN_BUILD_BENCHMARKS=OFF -DKILN_BUILD_APPS=OFF &&
   cmake --build build-asan -j$jobs" || exit 1
-phase "ctest -L cpu (ASan)" \
-  env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+phase "ctest -L cpu (ASan, reference CPU path)" \
+  env KILN_CPU_COMPUTE=reference ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan -L cpu --output-on-failure --no-tests=error --timeout 600 -j"$jobs" || true
 
 exit $status

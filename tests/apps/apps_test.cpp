@@ -151,7 +151,7 @@ TEST(BenchApp, WritesTheSpeedupTableAsMarkdownCsvAndSvg) {
   const std::string md = read_file(dir + "/speedup.md");
   EXPECT_EQ(md.rfind("| device | s / epoch (160k samples) | 160 epochs | speedup vs slowest | note |", 0), 0u) << md;
   for (const char* row : {"laptop CPU (i7, 4 cores) [article] | 1474.0 | 3 days |", "GTX 1080 Ti [article] | 36.0 |",
-                          "| CPU, 1 thread (this machine) |", "scaled from 512 samples"})
+                          "| CPU, 1 thread (this machine, fp32) |", "scaled from 512 samples"})
     EXPECT_NE(md.find(row), std::string::npos) << row << "\n" << md;
   EXPECT_NE(o.out.find(md), std::string::npos) << "the table printed is the table written";
   const std::string csv = read_file(dir + "/speedup.csv");

@@ -77,3 +77,17 @@ TEST(StageTable, CopiesOverlappingComputeLeaveTheHostGapAlone) {
   EXPECT_NE(table.find("host->device copy         4.00    40.0%"), std::string::npos) << table;
   EXPECT_NE(table.find("other (host)              2.00    20.0%"), std::string::npos) << table;
 }
+
+TEST(Diagnosis, PointsAComputeBoundFp32CpuRunWithBf16InstructionsAtBf16) {
+  kiln::EpochReport r = report(10.0, 50.0);
+  r.cpu_bf16_instructions = true;
+  EXPECT_TRUE(mentions(kiln::diagnose(r, 2), "--precision bf16"));
+  r.precision = "bf16";  // already there
+  EXPECT_FALSE(mentions(kiln::diagnose(r, 2), "--precision bf16"));
+  r.precision = "fp32";
+  r.cpu_bf16_instructions = false;  // no faster on this CPU
+  EXPECT_FALSE(mentions(kiln::diagnose(r, 2), "--precision bf16"));
+  kiln::EpochReport input_bound = report(10.0, 8000.0);
+  input_bound.cpu_bf16_instructions = true;  // data, not compute, is what to fix
+  EXPECT_FALSE(mentions(kiln::diagnose(input_bound, 2), "--precision bf16"));
+}
