@@ -28,11 +28,29 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans
 // y = x @ weightᵀ + bias, then max(y, 0) when relu. CPU: y starts as the bias rows and the GEMM
 // accumulates into them (no zero fill, no bias pass), the ReLU runs in place. CUDA: one cuBLASLt
 // matmul with the BIAS, RELU_BIAS or RELU epilogue, at the process's matmul precision.
+// weight_bf16: undefined, or (CPU, --precision bf16) the weight's bf16 copy that the optimizer
+// keeps (Parameter::bf16), which the product then reads instead of rounding the weight anew.
 void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, Tensor& y,
-                    bool relu = false);
+                    bool relu = false, const Tensor& weight_bf16 = Tensor());
+// A Linear layer's backward. dy: (N, out); x: (N, in), the forward's input; weight: (out, in);
+// y: (N, out), the forward's output when it was ReLU'd (undefined otherwise); dpre: (N, out),
+// scratch for dpre = dy * [y > 0] (unused without y) -> dweight += dpreᵀ @ x, dbias (out, or
+// undefined) += column sums of dpre, *dx (N, in; null to skip) = dpre @ weight. CPU: one pass
+// makes dpre (in bf16 under --precision bf16) and the bias sums, then two oneDNN products.
+void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& y,
+                     Tensor& dweight, Tensor& dbias, Tensor* dx, Tensor& dpre,
+                     const Tensor& weight_bf16 = Tensor());
 // How many GPU linear_forward calls of this process found no cuBLASLt algorithm and ran as a
 // GEMM and the bias and ReLU kernels instead (same result, no fusion); 0 without CUDA.
 std::int64_t linear_forward_fallbacks();
+
+// ---- bf16_copy.cpp
+// x: float32 on the CPU, out: bf16 of x's shape on the CPU -> out = x rounded to nearest even
+// (NaN stays NaN): a parameter's bf16 copy (Parameter::bf16), made once; the optimizer keeps it.
+void write_bf16_copy(const Tensor& x, Tensor& out);
+// Whether layers keep bf16 copies of their weights on `device`: --precision bf16 on a CPU with
+// bf16 instructions, on the oneDNN path (elsewhere products round the fp32 weight themselves).
+bool keeps_bf16_copies(Device device);
 
 // ---- bias.cpp
 // y: (rows, C) viewed from any shape whose last axis is C, bias: (C) -> y += bias per row.
@@ -176,17 +194,19 @@ struct StepScalarRows {
   const Tensor* rows = nullptr;
   Tensor* cursor = nullptr;
 };
+// bf16_copies (CPU, --precision bf16): empty, or per parameter its bf16 copy (Parameter::bf16;
+// undefined where it keeps none), rewritten from the updated value in the update's own pass.
 // params, grads (, momentum_buffers: empty when momentum == 0) -> one torch.optim.SGD step. On
 // the first step the buffers are only written (buf = g), so they may start uninitialised.
 void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
               std::span<Tensor* const> momentum_buffers, const SgdConfig& config, bool first_step,
-              const StepScalarRows* per_step = nullptr);
+              const StepScalarRows* per_step = nullptr, std::span<Tensor* const> bf16_copies = {});
 // params, grads, exp_avg, exp_avg_sq -> one torch.optim.Adam / AdamW step; step counts from 1
 // (the first update) for the bias corrections; the moments start at zero.
 void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
                std::span<Tensor* const> exp_avg, std::span<Tensor* const> exp_avg_sq,
                const AdamConfig& config, std::int64_t step,
-               const StepScalarRows* per_step = nullptr);
+               const StepScalarRows* per_step = nullptr, std::span<Tensor* const> bf16_copies = {});
 // tensors -> out: (1) = sum of squares of every element of every tensor, accumulated in double
 // in an order fixed by the sizes alone (no atomics), so repeated calls give the same bits.
 void multi_sum_squares(std::span<const Tensor* const> tensors, Tensor& out);

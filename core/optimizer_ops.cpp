@@ -85,11 +85,37 @@ StepRowsOnDevice step_rows(const char* op, const StepScalarRows* per_step, std::
   return out;
 }
 
+// The bf16 copies' bits for the CPU kernels: null when none of `copies` is defined, else one
+// entry per parameter (null where that one keeps no copy). Copies are a CPU feature.
+std::vector<std::uint16_t*> bf16_pointers(const char* op, std::span<Tensor* const> copies,
+                                          std::span<Tensor* const> params) {
+  std::vector<std::uint16_t*> out;
+  if (copies.empty()) return out;
+  KILN_CHECK(copies.size() == params.size(), "{}: {} bf16 copies for {} parameters", op, copies.size(),
+             params.size());
+  bool any = false;
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    const Tensor* c = copies[i];
+    if (c == nullptr || !c->defined()) {
+      out.push_back(nullptr);
+      continue;
+    }
+    KILN_CHECK(c->dtype() == DType::bf16 && c->shape() == params[i]->shape() && c->device().is_cpu() &&
+                   params[i]->device().is_cpu(),
+               "{}: bf16 copy {} must be a CPU bf16 tensor shaped like parameter {}", op, c->str(),
+               params[i]->str());
+    out.push_back(static_cast<std::uint16_t*>(c->raw_data()));
+    any = true;
+  }
+  if (!any) out.clear();
+  return out;
+}
+
 }  // namespace
 
 void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
               std::span<Tensor* const> momentum_buffers, const SgdConfig& c, bool first_step,
-              const StepScalarRows* per_step) {
+              const StepScalarRows* per_step, std::span<Tensor* const> bf16_copies) {
   constexpr const char* op = "sgd_step";
   KILN_CHECK(c.lr >= 0.0f && c.momentum >= 0.0f && c.weight_decay >= 0.0f,
              "{}: lr ({}), momentum ({}) and weight_decay ({}) must be non-negative", op, c.lr,
@@ -115,17 +141,21 @@ void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> gr
   if (device.is_cpu()) {
     SgdConfig config = c;
     if (rows.rows != nullptr) config.lr = current_row(rows)[0];
-    cpu::sgd_step(n, sizes.data(), p.data(), g.data(), bufs, config, first_step);
+    const auto copies = bf16_pointers(op, bf16_copies, params);
+    cpu::sgd_step(n, sizes.data(), p.data(), g.data(), bufs, config, first_step,
+                  copies.empty() ? nullptr : copies.data());
     if (rows.rows != nullptr) ++*rows.cursor;
     return;
   }
+  KILN_CHECK(bf16_pointers(op, bf16_copies, params).empty(), "{}: bf16 weight copies are a CPU feature", op);
   KILN_ON_CUDA(op, cuda::sgd_step(n, sizes.data(), p.data(), g.data(), bufs, c, first_step, rows,
                                   detail::prepare_cuda(device)));
 }
 
 void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
                std::span<Tensor* const> exp_avg, std::span<Tensor* const> exp_avg_sq,
-               const AdamConfig& c, std::int64_t step, const StepScalarRows* per_step) {
+               const AdamConfig& c, std::int64_t step, const StepScalarRows* per_step,
+               std::span<Tensor* const> bf16_copies) {
   constexpr const char* op = "adam_step";
   KILN_CHECK(c.lr >= 0.0f && c.eps >= 0.0f && c.weight_decay >= 0.0f,
              "{}: lr ({}), eps ({}) and weight_decay ({}) must be non-negative", op, c.lr, c.eps,
@@ -146,10 +176,13 @@ void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> g
       step_rows(op, per_step, sizeof(AdamScalars) / sizeof(float), device);
   if (device.is_cpu()) {
     const AdamScalars scalars = rows.rows != nullptr ? adam_scalars_from_row(current_row(rows)) : s;
-    cpu::adam_step(n, sizes.data(), p.data(), g.data(), m.data(), v.data(), c, scalars);
+    const auto copies = bf16_pointers(op, bf16_copies, params);
+    cpu::adam_step(n, sizes.data(), p.data(), g.data(), m.data(), v.data(), c, scalars,
+                   copies.empty() ? nullptr : copies.data());
     if (rows.rows != nullptr) ++*rows.cursor;
     return;
   }
+  KILN_CHECK(bf16_pointers(op, bf16_copies, params).empty(), "{}: bf16 weight copies are a CPU feature", op);
   KILN_ON_CUDA(op, cuda::adam_step(n, sizes.data(), p.data(), g.data(), m.data(), v.data(), c, s,
                                    rows, detail::prepare_cuda(device)));
 }

@@ -1,4 +1,5 @@
-// Linear forward (one fused op) and backward (three GEMMs and the bias gradient).
+// Linear forward and backward, one op each (core/linear.cpp); under --precision bf16 on a CPU
+// with bf16 instructions the products read the weight's bf16 copy, kept by the optimizer.
 #include "kiln/layers/linear.h"
 
 #include <cmath>
@@ -42,10 +43,20 @@ Tensor Linear::forward_relu(const Tensor& x) {
   }
 }
 
+const Tensor& Linear::weight_bf16() {
+  Parameter& w = *weight_;
+  if (!keeps_bf16_copies(w.value.device())) return w.bf16;  // undefined: none kept
+  if (!w.bf16.defined()) {  // the first forward since the value was set: the optimizer keeps it on
+    w.bf16 = Tensor::empty(w.value.shape(), DType::bf16, w.value.device());
+    write_bf16_copy(w.value, w.bf16);
+  }
+  return w.bf16;
+}
+
 Tensor Linear::forward_impl(const Tensor& x) {
   relu_applied_ = std::exchange(relu_requested_, false);
   Tensor& y = reuse(y_, {x.size(0), out_});
-  linear_forward(x, weight_->value, bias_ ? bias_->value : Tensor(), y, relu_applied_);
+  linear_forward(x, weight_->value, bias_ ? bias_->value : Tensor(), y, relu_applied_, weight_bf16());
   if (is_training()) x_ = x;
   return y;
 }
@@ -53,15 +64,12 @@ Tensor Linear::forward_impl(const Tensor& x) {
 Tensor Linear::backward_impl(const Tensor& dy) {
   KILN_CHECK(x_.defined() && x_.size(0) == dy.size(0),
              "{}: backward needs the input of a forward made in training mode", describe());
-  Tensor dpre = dy;
-  if (relu_applied_) {  // ReLU'(pre) is [pre > 0], and pre > 0 exactly where the output y > 0
-    dpre = reuse(dpre_, dy.shape());
-    activation_backward(Activation::relu, y_, y_, dy, dpre);
-  }
-  gemm(dpre, true, x_, false, weight_->grad, 1.0f, 1.0f);  // dW += dyᵀ @ x: (out, N) @ (N, in)
-  if (bias_) bias_grad(dpre, bias_->grad);
+  // ReLU'(pre) is [pre > 0], and pre > 0 exactly where the output y > 0: the op masks dy by y.
+  Tensor& dpre = reuse(dpre_, relu_applied_ ? dy.shape() : Shape{0});
   Tensor& dx = reuse(dx_, {dy.size(0), in_});
-  gemm(dpre, false, weight_->value, false, dx);  // (N, out) @ (out, in)
+  Tensor no_bias;
+  linear_backward(dy, x_, weight_->value, relu_applied_ ? y_ : Tensor(), weight_->grad,
+                  bias_ ? bias_->grad : no_bias, &dx, dpre, weight_bf16());
   return dx;
 }
 

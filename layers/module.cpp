@@ -75,10 +75,15 @@ void Module::zero_grad() {
   for (Parameter* p : parameters()) fill(p->grad, 0.0f);
 }
 
+void invalidate_bf16_copies(Module& module) {
+  for (Parameter* p : module.parameters()) p->bf16 = Tensor();
+}
+
 void Module::to(Device device) {
   for (auto& p : parameters_) {
     p->value = p->value.to(device);
     p->grad = p->grad.to(device);
+    p->bf16 = Tensor();
   }
   for (auto& b : buffers_) b->value = b->value.to(device);
   for (auto& [name, child] : children_) child->to(device);

@@ -17,7 +17,15 @@ struct Parameter {
   std::string name;  // "weight", or "layers.0.weight" from a container's parameters()
   Tensor value;
   Tensor grad;       // same shape and device as value; accumulated by backward
+  // A bfloat16 copy of value for the matrix products of --precision bf16 on a CPU with bf16
+  // instructions (core/cpu_compute.h): made by the layer at its first forward, rewritten by the
+  // optimizer in the same pass as each update. Undefined otherwise. Whatever else writes value
+  // (loading, broadcasting, moving) resets it, so the layer makes it anew.
+  Tensor bf16;
 };
+
+// Resets every parameter's bf16 copy (Parameter::bf16) of `module`: after writing values.
+void invalidate_bf16_copies(class Module& module);
 
 // State a module keeps and checkpoints save, but no optimizer updates (BatchNorm's running
 // statistics).

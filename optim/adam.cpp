@@ -29,7 +29,7 @@ void Adam::update(const StepScalarRows* per_step) {
   prepare(exp_avg_, true);
   prepare(exp_avg_sq_, true);
   adam_step(values_, grads_, exp_avg_.pointers, exp_avg_sq_.pointers, config(lr_), steps_ + 1,
-            per_step);
+            per_step, bf16_copies_);
 }
 
 std::int32_t Adam::step_scalar_width() const { return sizeof(AdamScalars) / sizeof(float); }

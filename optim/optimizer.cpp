@@ -34,6 +34,7 @@ Optimizer::Optimizer(std::vector<Parameter*> parameters, float lr)
                "list it once",
                p->name);
     values_.push_back(&parameters_[i]->value);
+    bf16_copies_.push_back(&parameters_[i]->bf16);
     grads_.push_back(&parameters_[i]->grad);
   }
 }

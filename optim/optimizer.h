@@ -76,6 +76,7 @@ class Optimizer {
   // outlives the optimizer, so these addresses stay valid even when to() replaces the tensors.
   std::vector<Tensor*> values_;
   std::vector<const Tensor*> grads_;
+  std::vector<Tensor*> bf16_copies_;  // &Parameter::bf16 of each: the update rewrites those defined
   float lr_;
   std::int64_t steps_ = 0;
 };

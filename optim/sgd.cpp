@@ -33,7 +33,7 @@ void Sgd::update(const StepScalarRows* per_step) {
   sgd_step(
       values_, grads_,
       with_momentum ? std::span<Tensor* const>(momentum_.pointers) : std::span<Tensor* const>(),
-      config, first_step, per_step);
+      config, first_step, per_step, bf16_copies_);
 }
 
 void Sgd::write_step_scalars(float lr, std::int64_t, float* row) const { row[0] = lr; }

@@ -2,7 +2,13 @@
 
 #include <vector>
 
+#include "kiln/core/cpu/parallel_loop.h"
+
 namespace kiln::cpu {
+
+void write_bf16_bits(std::int64_t n, const float* x, std::uint16_t* out) {
+  for_each_index(n, [=](std::int64_t i) { out[i] = bf16_bits(x[i]); });
+}
 
 const float* rounded_to_bf16(const float* src, std::int64_t count, int slot) {
   thread_local std::vector<float> staging[4];

@@ -22,6 +22,9 @@ inline float round_to_bf16(float x) {
   return out;
 }
 
+// out[i] = bf16_bits(x[i]) for i in [0, n).
+void write_bf16_bits(std::int64_t n, const float* x, std::uint16_t* out);
+
 // `count` floats rounded to bf16 (as float32) into the calling thread's staging buffer `slot`
 // (0..3), for bf16 products on fp32 kernels.
 const float* rounded_to_bf16(const float* src, std::int64_t count, int slot);

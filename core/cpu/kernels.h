@@ -20,8 +20,14 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
 const char* reference_gemm_name();
 
 // linear.cpp — y (n, out) = x (n, in) · w (out, in)ᵀ + bias (out, or null), ReLU'd when relu.
-void linear_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
-                    bool relu, float* y);
+// w_bf16: the weight's bf16 copy (Parameter::bf16) or null.
+void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
+                    const std::uint16_t* w_bf16, const float* bias, bool relu, float* y);
+// dpre = dy · [y_relu > 0] (y_relu null: dpre = dy, the dpre buffer unused); dw (out, in) +=
+// dpreᵀ x; dbias (or null) += column sums of dpre; dx (n, in, or null) = dpre w.
+void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
+                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias, float* dx,
+                     float* dpre);
 
 // bias.cpp — y (rows, cols) += bias (cols); dbias (cols) += column sums of dy (rows, cols).
 void bias_add(Index rows, Index cols, const float* bias, float* y);
@@ -93,11 +99,13 @@ void normal(Index n, std::uint64_t seed, std::uint64_t offset, float mean, float
 // optimizer_ops.cpp — lists of `count` tensors: tensor t has sizes[t] elements at params[t],
 // grads[t], ... (momentum_buffers is null when momentum == 0). Element formulas:
 // core/optimizer_math.h.
+// bf16_copies: null, or per tensor null or its bf16 copy, rewritten from each updated value.
 void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
-              float* const* momentum_buffers, const SgdConfig& config, bool first_step);
+              float* const* momentum_buffers, const SgdConfig& config, bool first_step,
+              std::uint16_t* const* bf16_copies);
 void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
                float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& config,
-               const AdamScalars& scalars);
+               const AdamScalars& scalars, std::uint16_t* const* bf16_copies);
 void multi_sum_squares(int count, const Index* sizes, const float* const* xs, float* out);
 void clip_by_global_norm(int count, const Index* sizes, float* const* xs, const float* norm_sq,
                          float max_norm, float* norm);

@@ -1,39 +1,64 @@
 // CPU multi-tensor optimizer ops: one loop per tensor over the shared element formulas of
 // core/optimizer_math.h (the same the CUDA kernels run). The sum of squares accumulates in
 // double, tensor after tensor, so its order depends only on the sizes. Loops go parallel only
-// past kParallelMin elements; below that thread start-up costs more than the work.
+// past kParallelMin elements; below that thread start-up costs more than the work. A parameter's
+// bf16 copy, where it keeps one, is written in the update's own pass.
 #include <cmath>
 
+#include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu/kernels.h"
 #include "kiln/core/cpu/parallel_loop.h"
 
 namespace kiln::cpu {
 
+namespace {
+
+// p[i] = update(i) for every element of one tensor, and, when the parameter keeps a bf16 copy
+// (--precision bf16 on the CPU), copy[i] = its bf16 rounding in the same pass: the copy the
+// next products read costs no pass of its own. update may write other state at i (buffers).
+template <typename Update>
+void update_each(Index n, float* p, std::uint16_t* copy, const Update& update) {
+  if (copy == nullptr) return for_each_index(n, [=](Index i) { p[i] = update(i); });
+  for_each_index(n, [=](Index i) {
+    const float v = update(i);
+    p[i] = v;
+    copy[i] = bf16_bits(v);
+  });
+}
+
+std::uint16_t* copy_of(std::uint16_t* const* copies, int t) { return copies != nullptr ? copies[t] : nullptr; }
+
+}  // namespace
+
 void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
-              float* const* momentum_buffers, const SgdConfig& c, bool first_step) {
+              float* const* momentum_buffers, const SgdConfig& c, bool first_step,
+              std::uint16_t* const* bf16_copies) {
   for (int t = 0; t < count; ++t) {
     float* p = params[t];
     const float* g = grads[t];
+    std::uint16_t* copy = copy_of(bf16_copies, t);
     if (momentum_buffers == nullptr) {
-      for_each_index(sizes[t], [=](Index i) {
+      update_each(sizes[t], p, copy, [=](Index i) {
         float unused = 0.0f;
-        p[i] = sgd_update(c, first_step, p[i], g[i], unused);
+        return sgd_update(c, first_step, p[i], g[i], unused);
       });
     } else {
       float* buf = momentum_buffers[t];
       // Two loops rather than "first_step ? 0 : buf[i]": a load under a condition keeps GCC
       // from vectorising, and this pass over every parameter is memory-bound.
       if (first_step) {  // the first step only writes the buffer (it holds uninitialised memory)
-        for_each_index(sizes[t], [=](Index i) {
+        update_each(sizes[t], p, copy, [=](Index i) {
           float b = 0.0f;
-          p[i] = sgd_update(c, true, p[i], g[i], b);
+          const float v = sgd_update(c, true, p[i], g[i], b);
           buf[i] = b;
+          return v;
         });
       } else {
-        for_each_index(sizes[t], [=](Index i) {
+        update_each(sizes[t], p, copy, [=](Index i) {
           float b = buf[i];
-          p[i] = sgd_update(c, false, p[i], g[i], b);
+          const float v = sgd_update(c, false, p[i], g[i], b);
           buf[i] = b;
+          return v;
         });
       }
     }
@@ -42,15 +67,16 @@ void sgd_step(int count, const Index* sizes, float* const* params, const float* 
 
 void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
                float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& c,
-               const AdamScalars& s) {
+               const AdamScalars& s, std::uint16_t* const* bf16_copies) {
   for (int t = 0; t < count; ++t) {
     float *p = params[t], *m = exp_avg[t], *v = exp_avg_sq[t];
     const float* g = grads[t];
-    for_each_index(sizes[t], [=](Index i) {
+    update_each(sizes[t], p, copy_of(bf16_copies, t), [=](Index i) {
       float mi = m[i], vi = v[i];
-      p[i] = adam_update(c, s, p[i], g[i], mi, vi);
+      const float out = adam_update(c, s, p[i], g[i], mi, vi);
       m[i] = mi;
       v[i] = vi;
+      return out;
     });
   }
 }

@@ -142,6 +142,50 @@ TEST(OnednnParity, Bf16ProductsStayWithinBf16RoundingOfFp32) {
   EXPECT_FALSE(all_close(bf16, fp32, 1e-6f, 1e-6f)) << "bf16 mode must round the inputs";
 }
 
+// Linear's backward: the fused ReLU mask and bias sums with both products, with and without
+// ReLU, bias, dx and (under bf16) the weight's bf16 copy, against the reference's separate ops.
+TEST(OnednnParity, LinearBackwardMatchesTheReferenceOps) {
+  KILN_REQUIRE_ONEDNN();
+  struct Dims {
+    std::int64_t n, in, out;
+  };
+  const Dims dims[] = {{1, 1, 1}, {7, 33, 5}, {64, 300, 129}, {256, 1024, 1024}};
+  std::uint32_t seed = 501;
+  for (const MatmulPrecision precision : {MatmulPrecision::fp32, MatmulPrecision::bf16})
+    for (const Dims& d : dims)
+      for (int variant = 0; variant < 8; ++variant) {
+        const bool relu = variant & 1, with_bias = variant & 2, with_copy = variant & 4;
+        SCOPED_TRACE(::testing::Message() << "n " << d.n << " in " << d.in << " out " << d.out << " relu "
+                                          << relu << " bias " << with_bias << " copy " << with_copy << " "
+                                          << matmul_precision_name(precision));
+        const Tensor dy = random_tensor(Shape{d.n, d.out}, seed++), x = random_tensor(Shape{d.n, d.in}, seed++);
+        const Tensor w = random_tensor(Shape{d.out, d.in}, seed++), y = random_tensor(Shape{d.n, d.out}, seed++);
+        const Tensor dw0 = random_tensor(Shape{d.out, d.in}, seed++), db0 = random_tensor(Shape{d.out}, seed++);
+        Tensor copy_bf16;
+        if (with_copy) {
+          copy_bf16 = Tensor::empty(w.shape(), DType::bf16);
+          write_bf16_copy(w, copy_bf16);
+        }
+        struct Result {
+          Tensor dw, db, dx;
+        };
+        auto run = [&](CpuCompute compute) {
+          Result r{copy_of(dw0), with_bias ? copy_of(db0) : Tensor(), Tensor::full(x.shape(), kNaN)};
+          Tensor dpre = Tensor::empty(dy.shape());
+          run_with(compute, precision, [&] {
+            linear_backward(dy, x, w, relu ? y : Tensor(), r.dw, r.db, &r.dx, dpre,
+                            compute == CpuCompute::onednn ? copy_bf16 : Tensor());
+          });
+          return r;
+        };
+        const Result reference = run(CpuCompute::reference), fast = run(CpuCompute::onednn);
+        const float atol = 1e-5f * std::sqrt(static_cast<float>(d.n + d.out));
+        EXPECT_TRUE(all_close(fast.dw, reference.dw, 1e-5f, atol)) << "weight gradient";
+        EXPECT_TRUE(all_close(fast.dx, reference.dx, 1e-5f, atol)) << "input gradient";
+        if (with_bias) EXPECT_TRUE(all_close(fast.db, reference.db, 1e-5f, atol)) << "bias gradient";
+      }
+}
+
 struct ConvCase {
   Shape x, w;
   Conv2dOptions options;

@@ -1,24 +1,32 @@
-// GEMM and Linear forward as oneDNN matmul primitives. A transposed operand is described by its
-// strides, never copied; beta becomes a sum post-op (so beta == 0 never reads c), Linear's bias
-// a bias argument. Linear's ReLU is not oneDNN's eltwise post-op: that one turns NaN into 0
-// (tests/core/onednn_parity_test.cpp), which would hide a diverging layer, so kiln's own ReLU
-// runs in place after the product, as on the reference path (NaN stays NaN).
+// GEMM and Linear's forward and backward as oneDNN matmul primitives. A transposed operand is
+// described by its strides, never copied; beta becomes a sum post-op (so beta == 0 never reads
+// c), Linear's bias a bias argument. Linear's ReLU is not oneDNN's eltwise post-op: that one
+// turns NaN into 0 (tests/core/onednn_parity_test.cpp), which would hide a diverging layer, so
+// kiln's own ReLU runs in place after the product, as on the reference path (NaN stays NaN).
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu/kernels.h"
 #include "kiln/core/cpu/onednn/runtime.h"
 
 namespace kiln::cpu::onednn {
 
-void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
-          const float* b, float beta, float* c, bool bf16) {
-  // alpha and beta are baked into the primitive: kiln calls GEMMs with a handful of them.
-  const std::string key = fmt::format("gemm {}{} {}x{}x{} {:a} {:a} {}", trans_a, trans_b, m, n, k,
-                                      alpha, beta, bf16);
+namespace {
+
+// c (m, n) = alpha * op(a) @ op(b) (+ bias row) + beta * c, a and b already in the type the
+// primitive takes. One cached primitive per shape, layout, type, alpha and beta (kiln calls
+// GEMMs with a handful of alphas and betas).
+void matmul(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, Operand a, Operand b,
+            const float* bias, float beta, float* c) {
+  const std::string key = fmt::format("matmul {}{} {}x{}x{} {:a} {:a} {}{} {}", trans_a, trans_b, m, n, k,
+                                      alpha, beta, static_cast<int>(a.type), static_cast<int>(b.type),
+                                      bias != nullptr ? "bias" : "");
   guarded("matmul", key, [&] {
-    const Operand a_in = operand(a, m * k, bf16, 0), b_in = operand(b, k * n, bf16, 1);
-    const dnnl::memory::desc a_md = matrix_desc(m, k, trans_a, a_in.type);
-    const dnnl::memory::desc b_md = matrix_desc(k, n, trans_b, b_in.type);
+    const dnnl::memory::desc a_md = matrix_desc(m, k, trans_a, a.type);
+    const dnnl::memory::desc b_md = matrix_desc(k, n, trans_b, b.type);
+    const dnnl::memory::desc bias_md = matrix_desc(1, n, false, dt::f32);
     const dnnl::memory::desc c_md = matrix_desc(m, n, false, dt::f32);
     const Cached& p = cached(key, [&] {
       dnnl::primitive_attr attr = scratchpad_attr();
@@ -28,43 +36,92 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
         ops.append_sum(beta);
         attr.set_post_ops(ops);
       }
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, context().engine);
+      const dnnl::matmul::desc d = bias != nullptr ? dnnl::matmul::desc(a_md, b_md, bias_md, c_md)
+                                                   : dnnl::matmul::desc(a_md, b_md, c_md);
+      const dnnl::matmul::primitive_desc pd(d, attr, context().engine);
       return Cached{dnnl::matmul(pd), pd.scratchpad_desc().get_size()};
     });
     const dnnl::engine& e = context().engine;
-    execute(p, {{DNNL_ARG_SRC, dnnl::memory(a_md, e, a_in.data)},
-                {DNNL_ARG_WEIGHTS, dnnl::memory(b_md, e, b_in.data)},
-                {DNNL_ARG_DST, dnnl::memory(c_md, e, c)}});
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(a_md, e, a.data)},
+                                               {DNNL_ARG_WEIGHTS, dnnl::memory(b_md, e, b.data)},
+                                               {DNNL_ARG_DST, dnnl::memory(c_md, e, c)}};
+    if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_md, e, const_cast<float*>(bias)));
+    execute(p, std::move(args));
   });
 }
 
-void linear_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
-                    bool relu, float* y, bool bf16) {
-  const std::string key =
-      fmt::format("linear {}x{}->{} bias {} {}", n, in, out, bias != nullptr, bf16);
-  guarded("matmul", key, [&] {
-    const Operand x_in = operand(x, n * in, bf16, 0), w_in = operand(w, out * in, bf16, 1);
-    const dnnl::memory::desc x_md = matrix_desc(n, in, false, x_in.type);
-    const dnnl::memory::desc w_md = matrix_desc(in, out, true, w_in.type);  // wᵀ
-    const dnnl::memory::desc b_md = matrix_desc(1, out, false, dt::f32);
-    const dnnl::memory::desc y_md = matrix_desc(n, out, false, dt::f32);
-    const Cached& p = cached(key, [&] {
-      const dnnl::primitive_attr attr = scratchpad_attr();
-      const dnnl::matmul::primitive_desc pd =
-          dnnl::matmul::primitive_desc(bias != nullptr ? dnnl::matmul::desc(x_md, w_md, b_md, y_md)
-                                                        : dnnl::matmul::desc(x_md, w_md, y_md),
-                                       attr, context().engine);
-      return Cached{dnnl::matmul(pd), pd.scratchpad_desc().get_size()};
-    });
-    const dnnl::engine& e = context().engine;
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, dnnl::memory(x_md, e, x_in.data)},
-        {DNNL_ARG_WEIGHTS, dnnl::memory(w_md, e, w_in.data)},
-        {DNNL_ARG_DST, dnnl::memory(y_md, e, y)}};
-    if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, dnnl::memory(b_md, e, const_cast<float*>(bias)));
-    execute(p, std::move(args));
-  });
+// The weight as the product takes it: its bf16 copy where one is kept and the CPU multiplies
+// bf16, else operand() (slot 1).
+Operand weight_operand(const float* w, const std::uint16_t* w_bf16, Index count, bool bf16) {
+  if (bf16 && w_bf16 != nullptr && has_bf16_instructions()) return {const_cast<std::uint16_t*>(w_bf16), dt::bf16};
+  return operand(w, count, bf16, 1);
+}
+
+constexpr Index kColumnBlock = 64;  // as core/cpu/bias.cpp: a block's double sums stay in L1
+
+// One pass over dy (rows, cols): dpre = dy * [y > 0] (y null: dy), written as float32 or, when
+// bits is set, as bf16 bits; dbias (or null) += column sums of the fp32 dpre.
+template <typename Out>
+void relu_mask_and_bias_sums(Index rows, Index cols, const float* dy, const float* y, Out* dpre,
+                             float* dbias) {
+#pragma omp parallel for if (rows * cols > 32768) schedule(static)
+  for (Index c0 = 0; c0 < cols; c0 += kColumnBlock) {
+    const Index width = std::min(kColumnBlock, cols - c0);
+    double sums[kColumnBlock] = {};
+    for (Index r = 0; r < rows; ++r) {
+      const float* g = dy + r * cols + c0;
+      const float* out = y != nullptr ? y + r * cols + c0 : nullptr;
+      Out* d = dpre + r * cols + c0;
+      for (Index j = 0; j < width; ++j) {
+        const float v = out == nullptr || out[j] > 0.0f ? g[j] : 0.0f;
+        if constexpr (sizeof(Out) == 2)
+          d[j] = bf16_bits(v);
+        else
+          d[j] = v;
+        sums[j] += v;
+      }
+    }
+    if (dbias != nullptr)
+      for (Index j = 0; j < width; ++j) dbias[c0 + j] = static_cast<float>(dbias[c0 + j] + sums[j]);
+  }
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
+          const float* b, float beta, float* c, bool bf16) {
+  matmul(trans_a, trans_b, m, n, k, alpha, operand(a, m * k, bf16, 0), operand(b, k * n, bf16, 1), nullptr,
+         beta, c);
+}
+
+void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
+                    const std::uint16_t* w_bf16, const float* bias, bool relu, float* y, bool bf16) {
+  matmul(false, true, n, out, in, 1.0f, operand(x, n * in, bf16, 0), weight_operand(w, w_bf16, out * in, bf16),
+         bias, 0.0f, y);
   if (relu) cpu::activation_forward(Activation::relu, n * out, y, y, 0.0f);
+}
+
+void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
+                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias, float* dx,
+                     float* dpre, bool bf16) {
+  Operand g{const_cast<float*>(dy), dt::f32};
+  if (bf16 && has_bf16_instructions()) {  // dpre straight into bf16: both products take it so
+    auto* bits = static_cast<std::uint16_t*>(staging(static_cast<std::size_t>(n * out) * 2, 2));
+    relu_mask_and_bias_sums(n, out, dy, y_relu, bits, dbias);
+    g = {bits, dt::bf16};
+  } else {
+    if (y_relu != nullptr) {
+      relu_mask_and_bias_sums(n, out, dy, y_relu, dpre, dbias);
+      g.data = dpre;
+    } else if (dbias != nullptr) {
+      cpu::bias_grad(n, out, dy, dbias);
+    }
+    if (bf16) g = operand(static_cast<const float*>(g.data), n * out, true, 2);  // rounded floats
+  }
+  // dW += dpreᵀ @ x: (out, N) @ (N, in); dx = dpre @ W: (N, out) @ (out, in).
+  matmul(true, false, out, in, n, 1.0f, g, operand(x, n * in, bf16, 0), nullptr, 1.0f, dw);
+  if (dx != nullptr)
+    matmul(false, false, n, in, out, 1.0f, g, weight_operand(w, w_bf16, out * in, bf16), nullptr, 0.0f, dx);
 }
 
 }  // namespace kiln::cpu::onednn

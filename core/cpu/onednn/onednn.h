@@ -25,10 +25,13 @@ bool active();
 void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
           const float* b, float beta, float* c, bool bf16);
 
-// y (n, out) = x (n, in) @ w (out, in)ᵀ + bias (out, or null), ReLU'd when relu: one matmul
-// with bias and ReLU as post-ops.
-void linear_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
-                    bool relu, float* y, bool bf16);
+// Linear's forward and backward, as cpu::linear_forward / cpu::linear_backward; w_bf16 (or
+// null) is the weight's bf16 copy, used for bf16 products where the CPU has bf16 instructions.
+void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
+                    const std::uint16_t* w_bf16, const float* bias, bool relu, float* y, bool bf16);
+void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
+                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias, float* dx,
+                     float* dpre, bool bf16);
 
 // NCHW convolution; y and dx "=", dw and dbias "+=" (dbias may be null). supports_conv: false
 // for the geometries oneDNN cannot express (a floor-mode output that leaves input rows unread
