@@ -40,7 +40,7 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_flag("--no-shuffle{false}", o.shuffle, "keep the data in file order");
   app.add_option("--threads", o.threads, "CPU compute threads (0: all cores)")->capture_default_str();
   app.add_option("--seed", o.seed, "random seed (weights, order, generated data)")->capture_default_str();
-  app.add_option("--precision", o.precision, "GPU matrix products: fp32 (exact), tf32 or bf16 (tensor cores, fp32 master weights)")
+  app.add_option("--precision", o.precision, "matrix products: fp32 (exact), tf32 (GPU tensor cores) or bf16 (bf16 inputs, fp32 sums and master weights; GPU tensor cores, CPU bf16 instructions)")
       ->capture_default_str();
   app.add_option("--checkpoint", o.checkpoint_dir, "folder for checkpoints, written after each epoch");
   app.add_flag(

@@ -2,7 +2,9 @@
 // to the input: max pooling never picks padding (PyTorch's implicit -inf), average pooling
 // divides by the full kH·kW (count_include_pad). Max pooling records the flat index of each
 // window's first maximum (a NaN beats any number, as in core/cpu/reduce.cpp), and its backward
-// routes each gradient there; overlapping windows add up in a fixed order.
+// routes each gradient there; overlapping windows add up in a fixed order. oneDNN's pooling is
+// not used: its max pooling lets a NaN lose to any number (a diverging layer would be hidden),
+// and on kiln's plain NCHW layout it runs its simple, unvectorised implementation.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -26,9 +28,40 @@ Span window(const Window2d& g, Index oh, Index ow) {
           std::min(ws + g.kw, g.w)};
 }
 
+// 2x2 windows at stride 2 without padding (LeNet's and most CNNs' pooling): the same rule as the
+// general loop, window by window in the order (0,0), (0,1), (1,0), (1,1), with the two rows
+// walked together and no clipping arithmetic: several times faster than the general loop.
+void max_pool2x2(const Window2d& g, const float* x, float* y, std::int32_t* argmax) {
+  const Index planes = g.n * g.c, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+#pragma omp parallel for if (planes * out_plane > 4096) schedule(static)
+  for (Index p = 0; p < planes; ++p) {
+    const float* in = x + p * in_plane;
+    float* out = y + p * out_plane;
+    std::int32_t* arg = argmax + p * out_plane;
+    for (Index oh = 0; oh < g.oh; ++oh) {
+      const Index r0 = 2 * oh * g.w, r1 = r0 + g.w;
+      for (Index ow = 0; ow < g.ow; ++ow) {
+        const Index c = 2 * ow;
+        Index best = r0 + c;
+        float v = in[best];
+        const Index candidates[3] = {r0 + c + 1, r1 + c, r1 + c + 1};
+        for (const Index i : candidates)
+          if (beats(in[i], v)) {
+            v = in[i];
+            best = i;
+          }
+        out[oh * g.ow + ow] = v;
+        arg[oh * g.ow + ow] = static_cast<std::int32_t>(best);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void max_pool2d_forward(const Window2d& g, const float* x, float* y, std::int32_t* argmax) {
+  if (g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0)
+    return max_pool2x2(g, x, y, argmax);
   const Index planes = g.n * g.c, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
 #pragma omp parallel for if (planes * out_plane > 4096) schedule(static)
   for (Index p = 0; p < planes; ++p) {
