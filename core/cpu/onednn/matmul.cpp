@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 
 #include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu/kernels.h"
@@ -59,8 +61,38 @@ Operand weight_operand(const float* w, const std::uint16_t* w_bf16, Index count,
 
 constexpr Index kColumnBlock = 64;  // as core/cpu/bias.cpp: a block's double sums stay in L1
 
-// One pass over dy (rows, cols): dpre = dy * [y > 0] (y null: dy), written as float32 or, when
-// bits is set, as bf16 bits; dbias (or null) += column sums of the fp32 dpre.
+// dpre[j] = dy[j] * [y[j] > 0] (y null: dy[j]) for one row's block of `width` columns, as
+// float32 or bf16 bits, and sums[j] += the fp32 value. Two loops, so neither tests y per element
+// and both vectorise.
+template <typename Out>
+inline void mask_row(Index width, const float* __restrict g, const float* __restrict y,
+                     Out* __restrict d, double* __restrict sums) {
+  if (y != nullptr) {
+    for (Index j = 0; j < width; ++j) {
+      // g where y > 0, else +0, as a bit mask: GCC keeps a select here as a branch (scalar).
+      const std::uint32_t keep = 0u - static_cast<std::uint32_t>(y[j] > 0.0f);
+      const float v = std::bit_cast<float>(std::bit_cast<std::uint32_t>(g[j]) & keep);
+      if constexpr (sizeof(Out) == 2)
+        d[j] = bf16_bits(v);
+      else
+        d[j] = v;
+      sums[j] += static_cast<double>(v);
+    }
+  } else {
+    for (Index j = 0; j < width; ++j) {
+      const float v = g[j];
+      if constexpr (sizeof(Out) == 2)
+        d[j] = bf16_bits(v);
+      else
+        d[j] = v;
+      sums[j] += static_cast<double>(v);
+    }
+  }
+}
+
+// One pass over dy (rows, cols): dpre = dy * [y > 0] (y null: dy), written as float32 or bf16
+// bits; dbias (or null) += column sums of the fp32 dpre, in double, block by block of columns so
+// that no two threads share a sum and the order never depends on the thread count.
 template <typename Out>
 void relu_mask_and_bias_sums(Index rows, Index cols, const float* dy, const float* y, Out* dpre,
                              float* dbias) {
@@ -68,19 +100,8 @@ void relu_mask_and_bias_sums(Index rows, Index cols, const float* dy, const floa
   for (Index c0 = 0; c0 < cols; c0 += kColumnBlock) {
     const Index width = std::min(kColumnBlock, cols - c0);
     double sums[kColumnBlock] = {};
-    for (Index r = 0; r < rows; ++r) {
-      const float* g = dy + r * cols + c0;
-      const float* out = y != nullptr ? y + r * cols + c0 : nullptr;
-      Out* d = dpre + r * cols + c0;
-      for (Index j = 0; j < width; ++j) {
-        const float v = out == nullptr || out[j] > 0.0f ? g[j] : 0.0f;
-        if constexpr (sizeof(Out) == 2)
-          d[j] = bf16_bits(v);
-        else
-          d[j] = v;
-        sums[j] += v;
-      }
-    }
+    for (Index r = 0; r < rows; ++r)
+      mask_row(width, dy + r * cols + c0, y != nullptr ? y + r * cols + c0 : nullptr, dpre + r * cols + c0, sums);
     if (dbias != nullptr)
       for (Index j = 0; j < width; ++j) dbias[c0 + j] = static_cast<float>(dbias[c0 + j] + sums[j]);
   }
