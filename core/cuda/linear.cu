@@ -3,7 +3,8 @@
 // read and write y again. Descriptors and the heuristic's algorithm are looked up once per shape
 // and operand alignment and kept (per thread: each data-parallel worker thread drives its own
 // GPU). Where cuBLASLt has no algorithm for a case (or the product is empty), the cuBLAS GEMM and
-// the bias and ReLU kernels do the same work.
+// the bias and ReLU kernels do the same work. With ReluEpilogue::separate (core/relu_epilogue.h)
+// the epilogue adds the bias only and kiln's ReLU kernel, which lets NaN through, follows.
 #include <cublasLt.h>
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include "kiln/core/cuda/compute_type.h"
 #include "kiln/core/cuda/kernels.h"
 #include "kiln/core/cuda/runtime.h"
+#include "kiln/core/relu_epilogue.h"
 
 namespace kiln::cuda {
 
@@ -177,7 +179,9 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   ThreadPlans& state = thread_plans();
   const cublasLtHandle_t handle = handle_for(state, device);
-  const PlanKey key{device, n, in, out, epilogue_for(bias != nullptr, relu),
+  // The ReLU in the epilogue, or in kiln's kernel after it (a plan of its own: the key's epilogue).
+  const bool fused_relu = relu && relu_epilogue() == ReluEpilogue::fused;
+  const PlanKey key{device, n, in, out, epilogue_for(bias != nullptr, fused_relu),
                     lt_compute_type(matmul_precision()),
                     {alignment_of(w), alignment_of(x), alignment_of(y), alignment_of(bias)}};
   auto plan_it = state.plans.find(key);
@@ -203,6 +207,7 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
     return fall_back();
   }
   KILN_CUBLAS_CHECK(status);
+  if (relu && !fused_relu) activation_forward(Activation::relu, n * out, y, y, 0.0f, stream);
 }
 
 }  // namespace kiln::cuda
