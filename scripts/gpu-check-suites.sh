@@ -5,7 +5,8 @@
 # kiln_env, gpu_count, suite_limit, deadline, rows, status.
 
 gpu_tests=$build/tests/kiln_gpu_tests
-# Needs two GPUs; left out by name where there is one.
+# Need two GPUs; left out where there is one (the TwoGpus suite and one NCCL test).
+two_gpu_suite=TwoGpus
 two_gpu_test=NcclCommunicator.TrainingOnEveryGpuFollowsOneGpuAtTheSameGlobalBatch
 # Under memcheck: kiln's own kernels first (where a kiln bug is likeliest), library-backed suites
 # after; the NCCL suite not at all (memcheck would judge NCCL's own kernels and cuMem mappings).
@@ -16,6 +17,7 @@ sanitizer_leave_out=NcclCommunicator
 sanitizer_max_test_ms=3000  # a test over 3 s in the plain run is left out of memcheck (10-100x slower)
 
 declare -a suite_names=()
+two_gpu_left_out=0
 declare -A suite_result=() long_tests=() suite_tests=()
 
 # The suites, in the program's order, NCCL last (its bootstrap is the least known on a new machine).
@@ -26,7 +28,9 @@ list_suites() {
     return 1
   }
   mapfile -t suite_names < <(echo "$listing" | sed -nE 's/^([^ #][^ ]*)\.( .*)?$/\1/p' |
+    { if ((gpu_count < 2)); then grep -vx "$two_gpu_suite"; else cat; fi; } |
     awk '$0 != "NcclCommunicator" {print} $0 == "NcclCommunicator" {last = $0} END {if (last) print last}')
+  if ((gpu_count < 2)) && grep -qx "$two_gpu_suite\." <<<"$listing"; then two_gpu_left_out=1; fi
   ((${#suite_names[@]} > 0))
 }
 
@@ -65,6 +69,8 @@ run_suites() {
   fi
   if [[ $stage_name == gpu-tests ]]; then
     order=("${suite_names[@]}")
+    ((two_gpu_left_out == 0)) ||
+      table+=("| $two_gpu_suite | left out: needs two GPUs, $gpu_count here | | | | |")
   else
     mapfile -t order < <(sanitizer_suites)
   fi
