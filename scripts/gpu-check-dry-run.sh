@@ -56,7 +56,7 @@ if [[ ! -x /usr/local/cuda/bin/compute-sanitizer && ! -x /usr/local/cuda/compute
 #!/bin/bash
 # The dry run's stand-in for compute-sanitizer: runs the program without checking it.
 while [[ $1 == --* ]]; do
-  case $1 in --tool | --error-exitcode | --leak-check) shift 2 ;; *) shift ;; esac
+  case $1 in --tool | --error-exitcode | --leak-check | --target-processes) shift 2 ;; *) shift ;; esac
 done
 "$@"
 rc=$?

@@ -95,7 +95,8 @@ run_suites() {
     rm -f "$xml"
     echo "=== gpu-check: $stage_name $suite (limit ${cap} s)"
     rc=0
-    run_limited "$cap" "$log" env "${kiln_env[@]}" "${wrapper[@]}" "$gpu_tests" \
+    # The wrapper (compute-sanitizer) runs with this machine's environment, the tests with kiln's.
+    run_limited "$cap" "$log" "${wrapper[@]}" env "${kiln_env[@]}" "$gpu_tests" \
       --gtest_filter="$(suite_filter "$suite" "$stage_name")" --gtest_output="xml:$xml" || rc=$?
     tests=$(xml_count "$xml" tests)
     failed=$(( $(xml_count "$xml" failures) + $(xml_count "$xml" errors) ))

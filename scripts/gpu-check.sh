@@ -43,9 +43,9 @@ budget=480
 stage_order=(gpu-tests bench-fp32 compute-sanitizer train-gpus gpu-mlp-benchmark bench-tf32 bench-bf16
              bench-fp32-cuda-graph compare-pytorch train-mpirun-nccl)
 declare -A limit=(
-  [gpu-tests]=140 [bench-fp32]=25 [compute-sanitizer]=100 [train-gpus]=30
-  [gpu-mlp-benchmark]=30 [bench-tf32]=25 [bench-bf16]=25 [bench-fp32-cuda-graph]=25
-  [compare-pytorch]=35 [train-mpirun-nccl]=15
+  [gpu-tests]=180 [bench-fp32]=25 [compute-sanitizer]=100 [train-gpus]=25
+  [gpu-mlp-benchmark]=25 [bench-tf32]=20 [bench-bf16]=20 [bench-fp32-cuda-graph]=20
+  [compare-pytorch]=40 [train-mpirun-nccl]=15
 )
 suite_limit=45  # one suite at most, so that a hang leaves time for the others
 sum=0
@@ -227,7 +227,7 @@ if [[ -z $sanitizer ]]; then
   fail compute-sanitizer "compute-sanitizer not found in PATH or $cuda_bin"
 else
   run_suites compute-sanitizer "$logs/sanitizer" "${limit[compute-sanitizer]}" \
-    "$sanitizer" --tool memcheck --error-exitcode 1 --leak-check no
+    "$sanitizer" --tool memcheck --error-exitcode 1 --leak-check no --target-processes all
 fi
 
 # --- data-parallel training on every GPU in one process, a thread per GPU (ncclCommInitAll).
