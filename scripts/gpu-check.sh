@@ -54,7 +54,7 @@ if ((sum > budget)); then
   echo "gpu-check: the stage limits add up to ${sum} s, over the ${budget} s budget" >&2
   exit 2
 fi
-deadline=$((SECONDS + budget))  # a second guard: no stage starts past it
+deadline=$((SECONDS + budget))  # a second guard: no stage starts past it (set again below)
 
 started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 if [[ $build == "$bundle" ]]; then
@@ -190,8 +190,8 @@ else
     { fail configure "cmake (see configure.log)"; exit 1; }
   cmake --build "$build" -j"$jobs" --target kiln_gpu_tests train bench kiln_gpu_mlp_benchmark \
     >"$logs/build.log" 2>&1 || { fail build "cmake --build (see build.log)"; exit 1; }
-  deadline=$((SECONDS + budget))
 fi
+deadline=$((SECONDS + budget))  # the stages' budget starts here, after the set-up
 
 # Why mpirun cannot start the programs here, or nothing. The bundle's libmpi loads its plugins
 # from the folder it was built with, so the machine's mpirun must be that same Open MPI release
