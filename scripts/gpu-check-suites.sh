@@ -90,8 +90,8 @@ run_suites() {
       n_unreached=$((n_unreached + 1))
       continue
     fi
-    local log=$dir/$suite.log started=$SECONDS
-    xml=$dir/$suite.xml
+    local log=$dir/${suite//\//_}.log started=$SECONDS  # a typed suite's "Prefix/Name" too
+    xml=$dir/${suite//\//_}.xml
     rm -f "$xml"
     echo "=== gpu-check: $stage_name $suite (limit ${cap} s)"
     rc=0
