@@ -14,13 +14,22 @@ constexpr std::size_t kLargeGranule = std::size_t{2} << 20;  // 2 MiB
 // (the last, partial batch of an epoch) reuse blocks instead of allocating.
 constexpr std::size_t kMaxOversize = 2;
 
-std::size_t round_up(std::size_t n, std::size_t granule) { return (n + granule - 1) / granule * granule; }
+std::size_t round_up(std::size_t n, std::size_t granule) {
+  return (n + granule - 1) / granule * granule;
+}
 }  // namespace
 
 CachingAllocator::CachingAllocator(RawAllocator raw) : raw_(std::move(raw)) {}
 
 CachingAllocator::~CachingAllocator() {
   std::lock_guard lock(mutex_);
+  // At exit the blocks still waiting go back as they are: nothing reuses them any more.
+  for (Pending& p : pending_) {
+    for (auto& [stream, event] : p.block.uses)
+      if (event != nullptr) raw_.release_event(event);
+    free_[{p.block.stream, p.block.size}].push_back(p.ptr);
+  }
+  pending_.clear();
   empty_cache_locked();
   // Blocks still live at exit belong to tensors that outlive the allocator (static objects);
   // the driver reclaims them with the process.
@@ -34,6 +43,7 @@ std::size_t CachingAllocator::round_size(std::size_t bytes) {
 void* CachingAllocator::allocate(std::size_t bytes, StreamKey stream) {
   const std::size_t size = round_size(bytes);
   std::lock_guard lock(mutex_);
+  collect_pending_locked();
   void* ptr = nullptr;
   std::size_t block_size = size;
   // The smallest cached block on this stream that fits and is not wastefully large.
@@ -55,7 +65,7 @@ void* CachingAllocator::allocate(std::size_t bytes, StreamKey stream) {
     stats_.reserved += size;
     stats_.peak_reserved = std::max(stats_.peak_reserved, stats_.reserved);
   }
-  live_.emplace(ptr, Block{block_size, stream});
+  live_.emplace(ptr, Block{block_size, stream, {}});
   stats_.in_use += block_size;
   stats_.peak_in_use = std::max(stats_.peak_in_use, stats_.in_use);
   return ptr;
@@ -66,10 +76,46 @@ void CachingAllocator::release(void* ptr) {
   std::lock_guard lock(mutex_);
   auto it = live_.find(ptr);
   if (it == live_.end()) return;  // not ours; nothing sensible to do in a deleter
-  const Block block = it->second;
+  Block block = std::move(it->second);
   live_.erase(it);
   stats_.in_use -= block.size;
-  free_[{block.stream, block.size}].push_back(ptr);
+  if (block.uses.empty()) {
+    free_[{block.stream, block.size}].push_back(ptr);
+    return;
+  }
+  pending_.push_back(Pending{ptr, std::move(block)});
+}
+
+void CachingAllocator::record_stream(void* ptr, StreamKey stream) {
+  std::lock_guard lock(mutex_);
+  auto it =
+      live_.upper_bound(ptr);  // the first block starting after ptr; the one before may hold it
+  if (it == live_.begin()) return;
+  --it;
+  const std::uintptr_t offset =
+      reinterpret_cast<std::uintptr_t>(ptr) - reinterpret_cast<std::uintptr_t>(it->first);
+  if (offset >= it->second.size || it->second.stream == stream)
+    return;  // not ours, or its own stream
+  void* event = raw_.record_event(stream);
+  for (auto& [other, last] : it->second.uses) {
+    if (other != stream) continue;
+    if (last != nullptr) raw_.release_event(last);  // this use comes after it on that stream
+    last = event;
+    return;
+  }
+  it->second.uses.emplace_back(stream, event);
+}
+
+void CachingAllocator::collect_pending_locked() {
+  auto passed = [this](Pending& p) {
+    for (auto& [stream, event] : p.block.uses)
+      if (event != nullptr && !raw_.event_done(event)) return false;
+    for (auto& [stream, event] : p.block.uses)
+      if (event != nullptr) raw_.release_event(event);
+    free_[{p.block.stream, p.block.size}].push_back(p.ptr);
+    return true;
+  };
+  pending_.erase(std::remove_if(pending_.begin(), pending_.end(), passed), pending_.end());
 }
 
 void CachingAllocator::empty_cache() {
@@ -78,7 +124,9 @@ void CachingAllocator::empty_cache() {
   empty_cache_locked();
 }
 
+// Blocks still waiting for another stream stay: the raw allocator may not take them back yet.
 void CachingAllocator::empty_cache_locked() {
+  collect_pending_locked();
   for (auto& [key, blocks] : free_) {
     for (void* ptr : blocks) {
       raw_.release(ptr);

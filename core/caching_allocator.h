@@ -1,7 +1,11 @@
 // A caching allocator over any raw allocator (cudaMalloc in practice): freed blocks go to free
 // lists bucketed by (stream, rounded size) and are handed out again, so steady-state training
 // makes no calls to the raw allocator. Blocks are reused only on the stream they were freed on,
-// which keeps reuse in stream order without extra synchronisation. Thread-safe.
+// which keeps reuse in stream order without extra synchronisation. A block also used on another
+// stream (record_stream: an NCCL collective, a copy or side stream) is held back at release until
+// each such stream has passed its last use, marked by an event recorded when that use was queued
+// (not at the free, as PyTorch's recordStream does: by then that stream may be destroyed).
+// Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -9,16 +13,15 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace kiln {
 
 struct MemoryStats {
-  std::size_t in_use = 0;         // bytes in blocks handed out (rounded sizes)
+  std::size_t in_use = 0;  // bytes in blocks handed out (rounded sizes)
   std::size_t peak_in_use = 0;
-  std::size_t reserved = 0;       // bytes held from the raw allocator: in use + cached
+  std::size_t reserved = 0;  // bytes held from the raw allocator: in use + cached
   std::size_t peak_reserved = 0;
   std::uint64_t raw_allocations = 0;  // calls to the raw allocator (cudaMalloc)
   std::uint64_t raw_frees = 0;
@@ -26,14 +29,21 @@ struct MemoryStats {
 
 class CachingAllocator {
  public:
+  using StreamKey = const void*;
   struct RawAllocator {
     std::function<void*(std::size_t)> allocate;  // returns nullptr when out of memory
     std::function<void(void*)> release;
     // Whether cached blocks may go back now (null: always). Not while a CUDA graph is being
     // recorded: cudaFree waits for the device, which breaks the recording.
     std::function<bool()> may_release_now = nullptr;
+    // For blocks used on other streams (null where record_stream is never called): an event
+    // recorded now on a stream, whether that stream has passed it, and its return. They must
+    // not throw (release runs in destructors); a hook that cannot record waits for the stream
+    // instead and returns nullptr, which counts as passed.
+    std::function<void*(StreamKey)> record_event = nullptr;
+    std::function<bool(void*)> event_done = nullptr;
+    std::function<void(void*)> release_event = nullptr;
   };
-  using StreamKey = const void*;
 
   explicit CachingAllocator(RawAllocator raw);
   ~CachingAllocator();
@@ -45,6 +55,11 @@ class CachingAllocator {
   // caller turns that into an error with context).
   void* allocate(std::size_t bytes, StreamKey stream);
   void release(void* ptr);
+  // Marks that the work just queued on `stream` uses the live block holding `ptr` (any address
+  // in it: a view's data): once released, the block is reused only after `stream` has passed
+  // this point. Call it after queuing each such use; the block's own stream and addresses in no
+  // live block are ignored.
+  void record_stream(void* ptr, StreamKey stream);
   // Returns every cached (free) block to the raw allocator, unless it may not release now.
   void empty_cache();
   MemoryStats stats() const;
@@ -57,13 +72,21 @@ class CachingAllocator {
   struct Block {
     std::size_t size;
     StreamKey stream;
+    // The last use on each other stream (record_stream): that stream and an event after it.
+    std::vector<std::pair<StreamKey, void*>> uses;
+  };
+  struct Pending {  // released, waiting for its uses on other streams
+    void* ptr;
+    Block block;
   };
   void empty_cache_locked();
+  void collect_pending_locked();  // moves blocks whose events have all passed to the free lists
 
   RawAllocator raw_;
   mutable std::mutex mutex_;
   std::map<std::pair<StreamKey, std::size_t>, std::vector<void*>> free_;
-  std::unordered_map<void*, Block> live_;
+  std::map<void*, Block> live_;  // ordered: record_stream finds the block holding an address
+  std::vector<Pending> pending_;
   MemoryStats stats_;
 };
 

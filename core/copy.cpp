@@ -1,6 +1,7 @@
 // copy and copy_async between any two devices. A synchronous copy is queued on the current
 // stream of the CUDA side and then waited for, so it sees every op queued before it (a plain
-// cudaMemcpy would not order itself after kiln's non-blocking streams).
+// cudaMemcpy would not order itself after kiln's non-blocking streams); between two GPUs it also
+// waits for the source GPU's current stream.
 #include <cstring>
 
 #include "kiln/core/dispatch.h"
@@ -22,6 +23,14 @@ void check_copy(const char* op, const Tensor& src, const Tensor& dst) {
 Device cuda_side(const Tensor& src, const Tensor& dst) {
   return dst.device().is_cuda() ? dst.device() : src.device();
 }
+#if KILN_CUDA
+// A copy from another GPU runs on the destination's stream: it starts after the work queued on
+// the source GPU's current stream (which produced src), as a copy within one GPU does.
+void after_producer(const Tensor& src, Device copy_device, cudaStream_t stream) {
+  if (src.device().is_cuda() && src.device() != copy_device)
+    cuda::wait_for_device(stream, src.device().index());
+}
+#endif
 }  // namespace
 
 void copy(const Tensor& src, Tensor& dst) {
@@ -34,6 +43,7 @@ void copy(const Tensor& src, Tensor& dst) {
   KILN_ON_CUDA("copy to or from a CUDA device", {
     const Device device = cuda_side(src, dst);
     cudaStream_t stream = detail::prepare_cuda(device);
+    after_producer(src, device, stream);
     cuda::copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(), stream);
     cuda::synchronize_stream(stream);
   });
@@ -52,8 +62,13 @@ void copy_async(const Tensor& src, Tensor& dst, const Stream& stream) {
   if (src.nbytes() == 0) return;
   KILN_ON_CUDA("copy_async to or from a CUDA device", {
     cuda::set_device(device.index());
-    cuda::copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(),
-                           static_cast<cudaStream_t>(stream.handle()));
+    const auto handle = static_cast<cudaStream_t>(stream.handle());
+    after_producer(src, device, handle);
+    cuda::copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(), handle);
+    // The operands may come from another stream of this device: freed before the copy has run,
+    // their memory must not be handed out again until it has.
+    for (const Tensor* t : {&src, static_cast<const Tensor*>(&dst)})
+      if (t->device() == device) cuda::record_stream(device.index(), t->raw_data(), handle);
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/log.h"
+#include "kiln/core/tensor.h"
 
 #if KILN_CUDA
 #include "kiln/core/cuda/runtime.h"
@@ -55,6 +56,17 @@ void Stream::wait(const Event& event) const {
   if (device_.is_cpu()) return;
 #if KILN_CUDA
   cuda::stream_wait_event(static_cast<cudaStream_t>(handle_), event.handle());
+#endif
+}
+
+void record_stream(const Tensor& tensor, const Stream& stream) {
+  if (!tensor.defined() || tensor.device().is_cpu()) return;
+  KILN_CHECK(stream.device() == tensor.device(),
+             "record_stream: a tensor on {} cannot be used on a stream of {}",
+             tensor.device().str(), stream.device().str());
+#if KILN_CUDA
+  cuda::record_stream(tensor.device().index(), tensor.raw_data(),
+                      static_cast<cudaStream_t>(stream.handle()));
 #endif
 }
 

@@ -11,6 +11,7 @@
 namespace kiln {
 
 class Event;
+class Tensor;
 
 class Stream {
  public:
@@ -38,6 +39,13 @@ class Stream {
   void* handle_ = nullptr;
   std::shared_ptr<void> owner_;  // destroys streams made by create()
 };
+
+// Marks that the work just queued on `stream` uses `tensor`'s device memory, allocated on another
+// stream of the same device (a side stream's kernels): once the tensor's storage is freed, the
+// memory is not handed out again until `stream` has passed this point (as PyTorch's recordStream;
+// call it after queuing the work). copy_async and the NCCL collectives do it themselves. No-op
+// for CPU tensors.
+void record_stream(const Tensor& tensor, const Stream& stream);
 
 // Makes `stream` the current stream of its device for this thread until the guard ends.
 class StreamGuard {

@@ -64,7 +64,8 @@ def kiln_samples_per_s(args, device, batch):
                    "--log-json", log, "--precision", args.precision]
         if device != "cpu":
             command += ["--pin-memory", "--workers", "4"]
-        subprocess.run(command, check=True)
+        env = dict(os.environ, **dict(a.split("=", 1) for a in args.kiln_env))
+        subprocess.run(command, check=True, env=env)
         with open(log) as f:
             return json.loads(f.readlines()[-1])["samples_per_second"]
 
@@ -124,6 +125,9 @@ def main():
     parser.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"],
                         help="matrix products (tf32: GPU only)")
     parser.add_argument("--build", default="build", help="kiln's build folder")
+    parser.add_argument("--kiln-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="set for kiln's program only (gpu-check.sh: its LD_LIBRARY_PATH, so "
+                             "that PyTorch here keeps the CUDA libraries of its own wheels)")
     parser.add_argument("--data", default="memory", choices=["memory", "article"],
                         help="memory: the same random samples in memory for both; article: kiln generates them")
     args = parser.parse_args()

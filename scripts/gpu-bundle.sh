@@ -45,6 +45,11 @@ done
   echo "commit: $(git rev-parse --short HEAD)$([[ -n $(git status --porcelain --untracked-files=no) ]] && echo ' (with uncommitted changes)')"
   echo "built: $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n), $(/usr/local/cuda/bin/nvcc --version | sed -n 's/.*release \([0-9.]*\).*/CUDA \1/p'), sm_90, Release, Eigen CPU GEMM"
   echo "libraries carried: $(cd "$bundle/lib" && echo *)"
+  # The Open MPI release the carried libmpi is and the folder it loads its plugins from:
+  # gpu-check.sh runs mpirun only where the machine's matches.
+  if command -v ompi_info >/dev/null; then
+    echo "openmpi: $(ompi_info --version 2>/dev/null | sed -n 's/.*Open MPI v\([0-9.]*\).*/\1/p' | head -n 1) $(ompi_info --path pkglibdir | sed 's/.*: *//')"
+  fi
 } >"$bundle/BUILD-INFO"
 cat "$bundle/BUILD-INFO"
 du -sh "$bundle"

@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
-# Proves the CUDA backend on a machine with an NVIDIA GPU, in about 8 minutes on an H100/H200:
-# the GPU tests (each must run: a skip fails the check), the article's table in fp32, TF32 and
-# bf16 and with CUDA graphs, a large GEMM-bound MLP step against cuBLAS's own rate, kiln against
-# PyTorch eager on the same GPU (where PyTorch is installed), data-parallel training on every GPU
-# (--gpus; mpirun with NCCL where mpirun exists), and compute-sanitizer memcheck over the GPU
-# tests, in that order, so that what is cut when time runs out matters least. Each stage has a
-# timeout inside one overall deadline.
+# Proves the CUDA backend on a machine with an NVIDIA GPU in at most 8 minutes: every GPU test
+# suite in its own process (a sticky CUDA error then voids one suite, not the run; a skip fails
+# the check), the article's table in fp32, compute-sanitizer memcheck over the parity suites,
+# data-parallel training (NCCL), a large GEMM-bound MLP step against cuBLAS's own rate, the table
+# in TF32, bf16 and with CUDA graphs, kiln against PyTorch eager, and mpirun with NCCL: most
+# informative first. Each stage has its own limit and the limits add up to the budget (checked
+# below), so every stage is reached or the summary says which was not and why.
 #
 # Two ways to get the programs:
 # - gpu-bundle/ present (scripts/gpu-bundle.sh made it on the development machine): the lent GPU
 #   machine runs another image with no Debian packages and no network, so it runs the bundle's
 #   programs against its own CUDA, cuBLAS, cuDNN and NCCL libraries (found here, below).
-#   Device tool: command "bash scripts/gpu-check.sh", carry ["gpu-bundle"], timeout_s 580.
+#   Device tool: command "bash scripts/gpu-check.sh", carry ["gpu-bundle"], timeout_s 560.
 # - otherwise, on a GPU machine with kiln's Debian dependencies, it configures and builds
-#   build-gpu/ first (minutes more).
+#   build-gpu/ first (minutes more, outside the budget).
 #
-# Writes $OUT/gpu-check-summary.md (date, GPU, commit, result and wall time per stage, failures,
-# figures; also printed) and $OUT/gpu-check-logs.tar.gz (every stage's log and the bench
-# tables); without $OUT, into the build folder. Exit status 0 only when every stage passed.
+# Writes $OUT/gpu-check-summary.md (date, GPU, commit, result and wall time per stage and per test
+# suite, failed and skipped tests, figures; also printed) and $OUT/gpu-check-logs.tar.gz (every
+# log, each suite's gtest XML); without $OUT, into the build folder. Exit status 0 only when every
+# stage passed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+here=$PWD
 
 bundle="gpu-bundle"
 if [[ -f $bundle/BUILD-INFO ]]; then
@@ -29,11 +31,30 @@ else
 fi
 out=${OUT:-$build}
 logs=$(mktemp -d /tmp/gpu-check-logs.XXXX)
-mkdir -p "$out"
+mkdir -p "$out" "$logs/suites" "$logs/sanitizer"
 jobs=$(nproc)
-deadline=$((SECONDS + 510))  # 8 min 30 s for the stages, whatever each one's own limit
 cuda_bin=/usr/local/cuda/bin
 export PATH="$PATH:$cuda_bin"
+
+# Each stage's limit in seconds, including the 2 s its kill may take. They add up to at most
+# $budget, so the run ends inside the device tool's timeout (560 s: the budget, plus the library
+# search, nvidia-smi, the summary and the archive). The test stages split theirs among suites.
+budget=480
+stage_order=(gpu-tests bench-fp32 compute-sanitizer train-gpus gpu-mlp-benchmark bench-tf32 bench-bf16
+             bench-fp32-cuda-graph compare-pytorch train-mpirun-nccl)
+declare -A limit=(
+  [gpu-tests]=180 [bench-fp32]=25 [compute-sanitizer]=100 [train-gpus]=25
+  [gpu-mlp-benchmark]=25 [bench-tf32]=20 [bench-bf16]=20 [bench-fp32-cuda-graph]=20
+  [compare-pytorch]=40 [train-mpirun-nccl]=15
+)
+suite_limit=45  # one suite at most, so that a hang leaves time for the others
+sum=0
+for name in "${!limit[@]}"; do sum=$((sum + limit[$name])); done
+if ((sum > budget)); then
+  echo "gpu-check: the stage limits add up to ${sum} s, over the ${budget} s budget" >&2
+  exit 2
+fi
+deadline=$((SECONDS + budget))  # a second guard: no stage starts past it (set again below)
 
 started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 if [[ $build == "$bundle" ]]; then
@@ -44,26 +65,47 @@ else
 fi
 gpu="none"
 driver="-"
-declare -a rows=()
+declare -a rows=() suite_rows=() sanitizer_rows=()
 status=0
 
-# stage NAME LIMIT_S COMMAND...: runs COMMAND with its output in $logs/NAME.log (and on the
-# console), under min(LIMIT_S, time left); records ok / FAILED / TIMED OUT and the wall time.
-stage() {
-  local name=$1 limit=$2 start=$SECONDS rc=0 result
+# kiln's own commands run under `env "${kiln_env[@]}"`: the libraries they load (in bundle mode)
+# and the libraries' diagnostics, so that one run carries what a second would otherwise be needed
+# for. Nothing is exported: PyTorch keeps the cuBLAS/cuDNN/NCCL of its own wheels.
+kiln_env=(
+  NCCL_DEBUG=WARN                 # kiln's NCCL errors tell the user to set it
+  NCCL_SOCKET_RETRY_CNT=3         # an unreachable bootstrap socket fails in about a second,
+  NCCL_SOCKET_RETRY_SLEEP_MSEC=100  # not after NCCL's default minute of retries
+  CUDNN_LOGLEVEL_DBG=1 CUDNN_LOGDEST_DBG=stderr  # cuDNN: errors, to stderr
+  CUBLASLT_LOG_LEVEL=1            # cuBLASLt: errors (to stdout, which the logs hold too)
+)
+
+# run_limited LIMIT LOG COMMAND...: COMMAND under LIMIT seconds (its kill included), output to LOG
+# and the console; returns its exit status (124 or 137 when stopped).
+run_limited() {
+  local seconds=$1 log=$2 rc=0
   shift 2
+  timeout --kill-after=2 $((seconds - 2)) "$@" 2>&1 | tee "$log" || rc=$?
+  return $rc
+}
+
+# stage NAME COMMAND...: COMMAND under min(its limit, time left), its output in $logs/NAME.log;
+# records ok / FAILED / TIMED OUT and the wall time.
+stage() {
+  local name=$1 start=$SECONDS rc=0 result cap
+  shift
+  cap=${limit[$name]}
   local left=$((deadline - SECONDS))
-  ((limit < left)) || limit=$left
-  if ((limit < 5)); then
-    rows+=("| $name | not run: out of time | 0 s |")
+  ((cap < left)) || cap=$left
+  if ((cap < 5)); then
+    rows+=("| $name | not reached: out of time | 0 s |")
     status=1
     return 1
   fi
-  echo "=== gpu-check: $name (limit ${limit} s)"
-  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "$logs/$name.log" || rc=$?
+  echo "=== gpu-check: $name (limit ${cap} s)"
+  run_limited "$cap" "$logs/$name.log" "$@" || rc=$?
   case $rc in
     0) result=ok ;;
-    124 | 137) result="TIMED OUT after ${limit} s" ;;
+    124 | 137) result="TIMED OUT after ${cap} s" ;;
     *) result="FAILED (exit $rc)" ;;
   esac
   rows+=("| $name | $result | $((SECONDS - start)) s |")
@@ -78,73 +120,10 @@ fail() {  # fail NAME REASON: a check that is not a command of its own
   status=1
 }
 
-# The failures and figures from the stage logs, so that the summary alone can be recorded in
-# docs/gpu-check.md.
-# shellcheck disable=SC2317  # called through the EXIT trap
-figures() {
-  local log name
-  for log in "$logs/gpu-tests.log" "$logs/compute-sanitizer.log"; do
-    [[ -f $log ]] || continue
-    if grep -qE '^\[  FAILED  \]|^\[  SKIPPED \]|========= (Invalid|Program hit|ERROR)' "$log"; then
-      echo
-      echo "## Failed or skipped in $(basename "$log" .log)"
-      echo
-      grep -E '^\[  FAILED  \]|^\[  SKIPPED \]|========= (Invalid|Program hit|ERROR)' "$log" |
-        grep -vE 'tests?, listed below' | sed -E 's/ \([0-9]+ ms\)$//' | sort -u | head -40 |
-        sed 's/^/    /' || true
-    fi
-  done
-  # The end of every failed stage's log: often the reason in one line.
-  for log in "$logs"/*.log; do
-    name=$(basename "$log" .log)
-    [[ $name != gpu-tests && $name != compute-sanitizer ]] || continue
-    if printf '%s\n' "${rows[@]}" | grep -qE "^\| $name \| (FAILED|TIMED OUT)"; then
-      echo
-      echo "## Why $name failed (end of its log)"
-      echo
-      tail -n 5 "$log" | sed 's/^/    /'
-    fi
-  done
-  for log in "$logs"/bench-*.log; do
-    [[ -f $log ]] || continue
-    echo
-    echo "## $(basename "$log" .log)"
-    echo
-    grep -E 'per epoch' "$log" | sed 's/^/    /' || true
-  done
-  for log in "$logs/gpu-mlp-benchmark.log" "$logs/compare-pytorch.log"; do
-    [[ -f $log ]] || continue
-    echo
-    echo "## $(basename "$log" .log)"
-    echo
-    grep -E '^\||^GPU:|^article|^PyTorch|compare-pytorch:' "$log" || true
-  done
-}
-
-# shellcheck disable=SC2317  # called through the EXIT trap
-summary() {
-  {
-    echo "# kiln gpu-check"
-    echo
-    echo "- date: $started"
-    echo "- host: $(uname -n)"
-    echo "- GPU: $gpu (driver $driver)"
-    echo "- CUDA: $("$cuda_bin/nvcc" --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p' || echo '?')"
-    echo "- commit: $commit"
-    if [[ $build == "$bundle" ]]; then echo "- programs: $(sed -n 's/^built: //p' "$bundle/BUILD-INFO")"; fi
-    echo "- total wall time: ${SECONDS} s"
-    echo
-    echo "| stage | result | wall |"
-    echo "| --- | --- | --- |"
-    printf '%s\n' "${rows[@]}"
-    echo
-    if [[ $status == 0 ]]; then echo "**PASS**"; else echo "**FAIL** (logs: gpu-check-logs.tar.gz)"; fi
-    figures
-  } >"$out/gpu-check-summary.md"
-  tar -czf "$out/gpu-check-logs.tar.gz" -C "$logs" . 2>/dev/null || true
-  echo "=== gpu-check: summary"
-  cat "$out/gpu-check-summary.md"
-}
+# shellcheck source=scripts/gpu-check-suites.sh
+source scripts/gpu-check-suites.sh
+# shellcheck source=scripts/gpu-check-summary.sh
+source scripts/gpu-check-summary.sh
 trap summary EXIT
 
 # --- the GPU
@@ -179,89 +158,67 @@ library_dir() {
 if [[ $build == "$bundle" ]]; then
   # --- the bundle's programs against this machine's CUDA libraries
   echo "=== gpu-check: programs from $bundle/ ($(sed -n 's/^built: //p' "$bundle/BUILD-INFO"))"
-  library_path=$PWD/$bundle/lib
+  library_path=$here/$bundle/lib
   for library in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcudnn.so.9 libnccl.so.2 \
       libnvidia-ml.so.1; do
     dir=$(library_dir "$library")
     if [[ -n $dir && :$library_path: != *:$dir:* ]]; then library_path+=:$dir; fi
     echo "    $library: ${dir:-not found}"
   done
-  export LD_LIBRARY_PATH=$library_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  unresolved() {  # libraries (or symbol versions) the programs cannot find
+  unresolved() {  # libraries (or symbol versions) the programs cannot find; ldd's stderr too
     local program
     for program in "$bundle"/apps/* "$bundle"/tests/* "$bundle"/benchmarks/*; do
-      ldd "$program" 2>&1 | grep 'not found' || true
+      env LD_LIBRARY_PATH="$library_path" ldd "$program" 2>&1 | grep 'not found' || true
     done | sort -u | tr -s ' \t\n' ' '
   }
   missing=$(unresolved)
   if [[ $missing == *GLIBCXX* || $missing == *GCC_* ]]; then  # an older C++ runtime here
     echo "    this machine's C++ runtime is older than the bundle's: using the bundle's"
-    export LD_LIBRARY_PATH=$PWD/$bundle/lib-fallback:$LD_LIBRARY_PATH
+    library_path=$here/$bundle/lib-fallback:$library_path
     missing=$(unresolved)
   fi
   if [[ -n $missing ]]; then
     fail libraries "not found on this machine: $missing"
     exit 1
   fi
+  kiln_env=(LD_LIBRARY_PATH="$library_path" "${kiln_env[@]}")
   rows+=("| libraries | ok: every library the programs load was found | 0 s |")
 else
-  # --- configure and build (only what the later stages run)
-  if ! stage configure 90 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DKILN_BUILD_TESTS=ON -DKILN_BUILD_BENCHMARKS=ON; then
-    exit 1
+  # --- configure and build (only what the later stages run), before the budget starts
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DKILN_BUILD_TESTS=ON -DKILN_BUILD_BENCHMARKS=ON >"$logs/configure.log" 2>&1 ||
+    { fail configure "cmake (see configure.log)"; exit 1; }
+  cmake --build "$build" -j"$jobs" --target kiln_gpu_tests train bench kiln_gpu_mlp_benchmark \
+    >"$logs/build.log" 2>&1 || { fail build "cmake --build (see build.log)"; exit 1; }
+fi
+deadline=$((SECONDS + budget))  # the stages' budget starts here, after the set-up
+
+# Why mpirun cannot start the programs here, or nothing. The bundle's libmpi loads its plugins
+# from the folder it was built with, so the machine's mpirun must be that same Open MPI release
+# with that folder present; a build of our own uses whatever mpirun is installed with it.
+mpirun_unusable_reason() {
+  command -v mpirun >/dev/null || { echo "no mpirun on this machine"; return; }
+  [[ $build == "$bundle" ]] || return 0
+  local want plugins have
+  want=$(sed -n 's/^openmpi: \([^ ]*\) .*/\1/p' "$bundle/BUILD-INFO")
+  plugins=$(sed -n 's/^openmpi: [^ ]* //p' "$bundle/BUILD-INFO")
+  have=$(mpirun --version 2>&1 | sed -n 's/.*(Open MPI) \([0-9.]*\).*/\1/p' | head -n 1)
+  if [[ -z $want ]]; then echo "the bundle records no Open MPI release"
+  elif [[ $have != "$want" ]]; then echo "mpirun here is ${have:+Open MPI $have}${have:-not Open MPI}, the bundle's libmpi is Open MPI $want"
+  elif [[ ! -d $plugins ]]; then echo "Open MPI's plugin folder $plugins is missing"
   fi
-  stage build 300 cmake --build "$build" -j"$jobs" \
-    --target kiln_gpu_tests train bench kiln_gpu_mlp_benchmark || exit 1
-fi
+}
 
-# --- the GPU tests, straight from the gtest program (the bundle carries no CTest files); each
-# must run, not skip. With one GPU the test that needs two is left out by name.
-filter=()
-if ((gpu_count < 2)); then filter=(--gtest_filter='-NcclCommunicator.TrainingOnEveryGpuFollowsOneGpuAtTheSameGlobalBatch')
-fi
-if stage gpu-tests 150 "$build/tests/kiln_gpu_tests" "${filter[@]}"; then
-  if grep -q '^\[  SKIPPED \]' "$logs/gpu-tests.log"; then
-    fail "gpu-tests: no skips" "some GPU tests skipped (see the list below)"
-  else
-    rows+=("| gpu-tests: no skips | ok: $(grep -oE '^\[  PASSED  \] [0-9]+ tests?' "$logs/gpu-tests.log" | tail -1 || true) | 0 s |")
-  fi
-fi
+# --- every GPU test suite in its own process; each test must run, not skip
+run_suites gpu-tests "$logs/suites" "${limit[gpu-tests]}"
 
-# --- the article's speedup table on this GPU in each precision (40,000 samples, scaled to the
-# 160,000-sample epoch), beside the article's own figures
-for precision in fp32 tf32 bf16; do
-  stage "bench-$precision" 45 "$build/apps/bench" --gpu-only --samples 40000 --precision "$precision" \
-    --out "$logs/bench-$precision" || true
-done
-stage bench-fp32-cuda-graph 45 "$build/apps/bench" --gpu-only --samples 40000 --cuda-graph \
-  --out "$logs/bench-fp32-cuda-graph" || true
+# --- the article's speedup table on this GPU (40,000 samples, scaled to the 160,000-sample
+# epoch), beside the article's own figures
+stage bench-fp32 env "${kiln_env[@]}" "$build/apps/bench" --gpu-only --samples 40000 --precision fp32 \
+  --out "$logs/bench-fp32" || true
 
-# --- a large GEMM-bound MLP step (batch 4096, width 4096) against cuBLAS's own GEMM rate
-stage gpu-mlp-benchmark 60 "$build/benchmarks/kiln_gpu_mlp_benchmark" || true
-
-# --- kiln against PyTorch eager on this GPU, same network, data and batch sizes (the script
-# says so and shows kiln alone where PyTorch is missing)
-stage compare-pytorch 90 env PYTHONUNBUFFERED=1 python3 scripts/compare-pytorch.py --device gpu \
-  --build "$build" --batch-sizes 256 1024 --samples 40000 --repeats 3 || true
-
-# --- data-parallel training on every GPU: one process with a thread per GPU (ncclCommInitAll),
-# then one process per GPU under mpirun (rank 0's ncclUniqueId broadcast by MPI). One GPU runs
-# both code paths; more prove the all-reduce across devices.
-gpu_list=$(seq -s, 0 $((gpu_count - 1)))
-train_job=(--model article --data article --samples 40000 --epochs 1 --batch-size $((256 * gpu_count))
-           --workers 4 --pin-memory --schedule constant)
-stage train-gpus 60 "$build/apps/train" --gpus "$gpu_list" "${train_job[@]}" || true
-if command -v mpirun >/dev/null; then
-  stage train-mpirun-nccl 60 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    mpirun --oversubscribe --mca btl_vader_single_copy_mechanism none -np "$gpu_count" \
-    -x LD_LIBRARY_PATH "$build/apps/train" --device=gpu "${train_job[@]}" || true
-else
-  skip train-mpirun-nccl "no mpirun on this machine"
-fi
-
-# --- memcheck over the GPU suite in one process, last: it takes what time is left. The NCCL
-# suites are left to the plain run: memcheck would judge NCCL's own kernels and its cuMem
-# allocations.
+# --- memcheck, one process per parity suite, kiln's own kernels first (run_suites says which
+# suites and tests it leaves out, and why)
 sanitizer=$(command -v compute-sanitizer || true)
 if [[ -z $sanitizer && -x /usr/local/cuda/compute-sanitizer/compute-sanitizer ]]; then
   sanitizer=/usr/local/cuda/compute-sanitizer/compute-sanitizer
@@ -269,11 +226,48 @@ fi
 if [[ -z $sanitizer ]]; then
   fail compute-sanitizer "compute-sanitizer not found in PATH or $cuda_bin"
 else
-  stage compute-sanitizer 240 "$sanitizer" --tool memcheck --error-exitcode 1 --leak-check no \
-    "$build/tests/kiln_gpu_tests" --gtest_filter='-NcclCommunicator.*' || true
-  if grep -q '^\[  SKIPPED \]' "$logs/compute-sanitizer.log" 2>/dev/null; then
-    fail "compute-sanitizer: no skips" "tests skipped under the sanitizer"
-  fi
+  run_suites compute-sanitizer "$logs/sanitizer" "${limit[compute-sanitizer]}" \
+    "$sanitizer" --tool memcheck --error-exitcode 1 --leak-check no --target-processes all
+fi
+
+# --- data-parallel training on every GPU in one process, a thread per GPU (ncclCommInitAll).
+# One GPU runs the code path; more prove the all-reduce across devices.
+gpu_list=$(seq -s, 0 $((gpu_count - 1)))
+train_job=(--model article --data article --samples 40000 --epochs 1 --batch-size $((256 * gpu_count))
+           --workers 4 --pin-memory --schedule constant --dist-timeout 20)
+stage train-gpus env "${kiln_env[@]}" "$build/apps/train" --gpus "$gpu_list" "${train_job[@]}" || true
+
+# --- a large GEMM-bound MLP step (batch 4096, width 4096) against cuBLAS's own GEMM rate
+stage gpu-mlp-benchmark env "${kiln_env[@]}" "$build/benchmarks/kiln_gpu_mlp_benchmark" || true
+
+# --- the table in TF32 and bf16 and with CUDA graphs
+for precision in tf32 bf16; do
+  stage "bench-$precision" env "${kiln_env[@]}" "$build/apps/bench" --gpu-only --samples 40000 --precision "$precision" \
+    --out "$logs/bench-$precision" || true
+done
+stage bench-fp32-cuda-graph env "${kiln_env[@]}" "$build/apps/bench" --gpu-only --samples 40000 --cuda-graph \
+  --out "$logs/bench-fp32-cuda-graph" || true
+
+# --- kiln against PyTorch eager on this GPU, same network, data and batch sizes (the script
+# says so and shows kiln alone where PyTorch is missing). Python runs with this machine's
+# environment; only the kiln subprocess gets kiln's.
+kiln_env_args=()
+for assignment in "${kiln_env[@]}"; do kiln_env_args+=(--kiln-env "$assignment"); done
+stage compare-pytorch env PYTHONUNBUFFERED=1 python3 scripts/compare-pytorch.py --device gpu \
+  --build "$build" --batch-sizes 256 1024 --samples 40000 --repeats 1 "${kiln_env_args[@]}" || true
+
+# --- one process per GPU under mpirun (rank 0's ncclUniqueId broadcast by MPI), only where
+# mpirun can start the bundle's programs: the same Open MPI release, with its plugins where
+# the bundle's libmpi looks for them.
+mpi_reason=$(mpirun_unusable_reason)
+if [[ -n $mpi_reason ]]; then
+  skip train-mpirun-nccl "$mpi_reason"
+else
+  mpi_env=()
+  for assignment in "${kiln_env[@]}"; do mpi_env+=(-x "$assignment"); done
+  stage train-mpirun-nccl env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun --oversubscribe --mca btl_vader_single_copy_mechanism none -np "$gpu_count" \
+    "${mpi_env[@]}" "$build/apps/train" --device=gpu "${train_job[@]}" || true
 fi
 
 exit $status

@@ -2,6 +2,7 @@
 #include "kiln/core/cuda/check.h"
 
 #include "kiln/core/error.h"
+#include "kiln/core/log.h"
 
 namespace kiln::detail {
 
@@ -13,6 +14,14 @@ void throw_library_error(const char* library, int status, const char* status_nam
                           description,
                           out_of_memory ? "; the GPU is out of memory, try a smaller batch" : "")
                   + fmt::format(" [in {}]", call));
+}
+
+void log_library_error(const char* library, int status, const char* status_name,
+                       const char* call) noexcept {
+  try {
+    log::error("{} call failed with {} ({}) [in {}]", library, status_name, status, call);
+  } catch (...) {  // logging itself failed: nothing more to do in a destructor
+  }
 }
 
 }  // namespace kiln::detail

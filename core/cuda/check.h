@@ -10,6 +10,9 @@ namespace kiln::detail {
 [[noreturn]] void throw_library_error(const char* library, int status, const char* status_name,
                                       const char* description, const char* call, const char* file,
                                       int line);
+// For destructors, which only log: logs the failed call at error level.
+void log_library_error(const char* library, int status, const char* status_name,
+                       const char* call) noexcept;
 }  // namespace kiln::detail
 
 #define KILN_LIBRARY_CHECK(library, call, ok, name_of, description_of)                      \
@@ -25,5 +28,13 @@ namespace kiln::detail {
   KILN_LIBRARY_CHECK("CUDA", call, cudaSuccess, cudaGetErrorName, cudaGetErrorString)
 #define KILN_CUBLAS_CHECK(call) \
   KILN_LIBRARY_CHECK("cuBLAS", call, CUBLAS_STATUS_SUCCESS, cublasGetStatusName, cublasGetStatusString)
+// In destructors: logs a failing status instead of throwing.
+#define KILN_CUBLAS_LOG(call)                                                      \
+  do {                                                                             \
+    const auto kiln_status_ = (call);                                              \
+    if (kiln_status_ != CUBLAS_STATUS_SUCCESS)                                     \
+      ::kiln::detail::log_library_error("cuBLAS", static_cast<int>(kiln_status_),  \
+                                        cublasGetStatusName(kiln_status_), #call); \
+  } while (0)
 // After every kernel launch: reports a bad launch configuration at the launch site.
 #define KILN_CUDA_CHECK_LAUNCH() KILN_CUDA_CHECK(cudaGetLastError())

@@ -6,15 +6,13 @@
 
 #include <cudnn.h>
 
-#include <map>
 #include <mutex>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "kiln/core/cuda/cudnn_check.h"
 #include "kiln/core/cuda/runtime.h"
-#include "kiln/core/tensor.h"
+#include "kiln/core/cuda/stream_workspace.h"
 
 namespace kiln::cuda {
 
@@ -48,11 +46,6 @@ cudnnHandle_t take_handle(int device) {
 
 struct ThreadCudnn {
   std::unordered_map<int, cudnnHandle_t> handles;
-  // f32 tensors of ceil(bytes / 4) elements; float alignment is all cuDNN asks of a workspace,
-  // and the allocator gives far more.
-  std::map<std::pair<int, cudaStream_t>, Tensor> workspaces;
-  // Workspaces outgrown while a CUDA graph was being recorded: its replays keep using them.
-  std::vector<Tensor> kept_for_graphs;
   ~ThreadCudnn() {
     HandlePool& pool = handle_pool();
     std::lock_guard lock(pool.mutex);
@@ -75,17 +68,7 @@ cudnnHandle_t cudnn_handle(int device, cudaStream_t stream) {
 }
 
 void* cudnn_workspace(int device, cudaStream_t stream, std::size_t bytes) {
-  if (bytes == 0) return nullptr;
-  ThreadCudnn& state = thread_cudnn();
-  Tensor& buffer = state.workspaces[{device, stream}];
-  if (!buffer.defined() || buffer.nbytes() < bytes) {
-    if (buffer.defined() && capture_scratch_sink() != nullptr)
-      state.kept_for_graphs.push_back(std::move(buffer));
-    buffer = Tensor();  // back to the cache first, so the larger block may reuse its memory
-    const auto floats = static_cast<std::int64_t>((bytes + sizeof(float) - 1) / sizeof(float));
-    buffer = Tensor::empty(Shape{floats}, DType::f32, Device::cuda(device));
-  }
-  return buffer.raw_data();
+  return stream_workspace(device, stream, bytes);
 }
 
 }  // namespace kiln::cuda

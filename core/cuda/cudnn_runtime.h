@@ -15,9 +15,8 @@ cudnnHandle_t cudnn_handle(int device, cudaStream_t stream);
 
 // At least `bytes` of device memory for work queued on `stream`, the device's current stream
 // (as the dispatchers pass it), valid until the next call for the same stream from this thread
-// (nullptr for 0 bytes). It only grows, so steady-state steps
-// allocate nothing; a replaced buffer returns to the allocator's cache for `stream`, which
-// reuses it in stream order.
+// (nullptr for 0 bytes): the stream's library workspace (stream_workspace.h), which only grows,
+// so steady-state steps allocate nothing, and which a recorded CUDA graph keeps for itself.
 void* cudnn_workspace(int device, cudaStream_t stream, std::size_t bytes);
 
 }  // namespace kiln::cuda

@@ -12,20 +12,25 @@ namespace kiln::cuda {
 
 namespace {
 thread_local std::vector<void*>* t_scratch_sink = nullptr;
+thread_local std::uint64_t t_capture_serial = 0;
 std::atomic<int> g_captures{0};
+std::atomic<std::uint64_t> g_serials{0};
 }  // namespace
 
 std::vector<void*>* capture_scratch_sink() { return t_scratch_sink; }
+std::uint64_t capture_serial() { return t_capture_serial; }
 bool capture_in_progress() { return g_captures.load() > 0; }
 
 void begin_capture(cudaStream_t stream, std::vector<void*>* scratch_sink) {
   KILN_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
   t_scratch_sink = scratch_sink;
+  t_capture_serial = ++g_serials;
   ++g_captures;
 }
 
 void* end_capture(cudaStream_t stream, bool failed) {
   t_scratch_sink = nullptr;
+  t_capture_serial = 0;
   --g_captures;
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream, &graph);

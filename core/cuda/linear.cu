@@ -3,25 +3,26 @@
 // read and write y again. Descriptors and the heuristic's algorithm are looked up once per shape
 // and operand alignment and kept (per thread: each data-parallel worker thread drives its own
 // GPU). Where cuBLASLt has no algorithm for a case (or the product is empty), the cuBLAS GEMM and
-// the bias and ReLU kernels do the same work.
+// the bias and ReLU kernels do the same work. With ReluEpilogue::separate (core/relu_epilogue.h)
+// the epilogue adds the bias only and kiln's ReLU kernel, which lets NaN through, follows.
 #include <cublasLt.h>
 
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <unordered_map>
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
 #include "kiln/core/cuda/kernels.h"
 #include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/stream_workspace.h"
+#include "kiln/core/relu_epilogue.h"
 
 namespace kiln::cuda {
 
 namespace {
 
-// NVIDIA suggests 32 MiB of cuBLASLt workspace on Hopper.
-constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+constexpr std::size_t kWorkspaceBytes = kMatmulWorkspaceBytes;
 
 // Each operand's alignment in bytes: the largest power of two up to 256 dividing its address.
 struct Alignments {
@@ -54,8 +55,7 @@ struct PlanKeyHash {
   }
 };
 
-// Kept for the life of the thread, never destroyed (as the cuBLAS handles in runtime.cpp): a
-// process keeps only a handful of layer shapes.
+// Kept for the life of the thread: a process keeps only a handful of layer shapes.
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t w = nullptr, x = nullptr, y = nullptr;
@@ -65,13 +65,23 @@ struct Plan {
 
 std::atomic<std::int64_t> g_fallbacks{0};
 
+// A thread's handles and plans (host objects), destroyed when the thread ends: each
+// data-parallel worker thread makes its own. The workspace is the stream's
+// (stream_workspace.h), shared with cuBLAS and cuDNN there.
 struct ThreadPlans {
   std::unordered_map<int, cublasLtHandle_t> handles;  // per device
   std::unordered_map<PlanKey, Plan, PlanKeyHash> plans;
-  // One workspace per (device, stream), taken once and kept: the matmuls of a stream run one
-  // after another, so they can share it, and a CUDA graph recorded on the stream may use it at
-  // every replay. The device is part of the key: the default stream is one handle on every device.
-  std::map<std::pair<int, cudaStream_t>, void*> workspaces;
+  ThreadPlans() = default;
+  ThreadPlans(const ThreadPlans&) = delete;
+  ThreadPlans& operator=(const ThreadPlans&) = delete;
+  ~ThreadPlans() {
+    for (auto& [key, plan] : plans) {
+      for (cublasLtMatrixLayout_t layout : {plan.w, plan.x, plan.y})
+        if (layout != nullptr) KILN_CUBLAS_LOG(cublasLtMatrixLayoutDestroy(layout));
+      if (plan.desc != nullptr) KILN_CUBLAS_LOG(cublasLtMatmulDescDestroy(plan.desc));
+    }
+    for (auto& [device, handle] : handles) KILN_CUBLAS_LOG(cublasLtDestroy(handle));
+  }
 };
 
 ThreadPlans& thread_plans() {
@@ -91,16 +101,6 @@ cublasLtHandle_t handle_for(ThreadPlans& state, int device) {
     cublasLtHandle_t handle = nullptr;
     KILN_CUBLAS_CHECK(cublasLtCreate(&handle));
     it = state.handles.emplace(device, handle).first;
-  }
-  return it->second;
-}
-
-void* workspace_for(ThreadPlans& state, int device, cudaStream_t stream) {
-  auto it = state.workspaces.find({device, stream});
-  if (it == state.workspaces.end()) {
-    void* block = device_allocator(device).allocate(kWorkspaceBytes, stream);
-    if (block == nullptr) KILN_CUDA_CHECK(cudaErrorMemoryAllocation);
-    it = state.workspaces.emplace(std::pair{device, stream}, block).first;
   }
   return it->second;
 }
@@ -177,7 +177,9 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   ThreadPlans& state = thread_plans();
   const cublasLtHandle_t handle = handle_for(state, device);
-  const PlanKey key{device, n, in, out, epilogue_for(bias != nullptr, relu),
+  // The ReLU in the epilogue, or in kiln's kernel after it (a plan of its own: the key's epilogue).
+  const bool fused_relu = relu && relu_epilogue() == ReluEpilogue::fused;
+  const PlanKey key{device, n, in, out, epilogue_for(bias != nullptr, fused_relu),
                     lt_compute_type(matmul_precision()),
                     {alignment_of(w), alignment_of(x), alignment_of(y), alignment_of(bias)}};
   auto plan_it = state.plans.find(key);
@@ -195,14 +197,15 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
   // The bias pointer is the one per-call value the descriptor holds (a host-side store).
   if (bias != nullptr) set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
   const float alpha = 1.0f, beta = 0.0f;
-  const cublasStatus_t status =
-      cublasLtMatmul(handle, plan.desc, &alpha, w, plan.w, x, plan.x, &beta, y, plan.y, y, plan.y,
-                     &plan.algo, workspace_for(state, device, stream), kWorkspaceBytes, stream);
+  const cublasStatus_t status = cublasLtMatmul(
+      handle, plan.desc, &alpha, w, plan.w, x, plan.x, &beta, y, plan.y, y, plan.y, &plan.algo,
+      stream_workspace(device, stream, kWorkspaceBytes), kWorkspaceBytes, stream);
   if (status == CUBLAS_STATUS_NOT_SUPPORTED) {  // the chosen algorithm refused these operands after all
     plan.has_algo = false;
     return fall_back();
   }
   KILN_CUBLAS_CHECK(status);
+  if (relu && !fused_relu) activation_forward(Activation::relu, n * out, y, y, 0.0f, stream);
 }
 
 }  // namespace kiln::cuda

@@ -100,6 +100,7 @@ class NcclCommunicator final : public Communicator {
       return ncclAllReduce(x.raw_data(), x.raw_data(), static_cast<std::size_t>(x.numel()),
                            ncclFloat, nccl_op(op), comm_, stream_);
     });
+    record_stream(device_, x.raw_data(), stream_);  // x freed early is not reused under NCCL's feet
     pending_ = fmt::format("all-reduce #{} ({} of {} floats)", ++collectives_,
                            collective_op_name(op), x.numel());
   }
@@ -129,6 +130,7 @@ class NcclCommunicator final : public Communicator {
       return ncclBroadcast(x.raw_data(), x.raw_data(), static_cast<std::size_t>(x.numel()),
                            ncclFloat, root, comm_, stream_);
     });
+    record_stream(device_, x.raw_data(), stream_);
     pending_ =
         fmt::format("broadcast #{} ({} floats from rank {})", ++collectives_, x.numel(), root);
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/stream_workspace.h"
 #include "kiln/core/dispatch.h"
 #include "kiln/core/log.h"
 #include "kiln/core/memory.h"
@@ -71,17 +72,6 @@ template <typename Handle> Pool<Handle>& pool() {
   return *instance;
 }
 
-cudaStream_t make_stream(int device) { return create_stream(device); }
-
-cublasHandle_t make_cublas(int device) {
-  set_device(device);
-  cublasHandle_t handle = nullptr;
-  KILN_CUBLAS_CHECK(cublasCreate(&handle));
-  // Deterministic, exact fp32 by default; TF32 is an explicit precision choice elsewhere.
-  KILN_CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
-  return handle;
-}
-
 // What the calling thread holds: its current stream and cuBLAS handle per device, returned to
 // the pools when the thread ends.
 struct ThreadState {
@@ -98,6 +88,95 @@ ThreadState& thread_state() {
   thread_local ThreadState state;
   return state;
 }
+
+// Makes `device` current for a scope and gives the thread its device back after: creating a
+// stream or allocating for another device must not move the caller's later work there. A thread
+// that never chose a device keeps this one (restoring "device 0" would create a context there).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) : previous_(thread_state().current_device), device_(device) {
+    set_device(device);
+  }
+  ~DeviceScope() {
+    if (previous_ < 0 || previous_ == device_) return;
+    const cudaError_t status = cudaSetDevice(previous_);
+    if (status != cudaSuccess) {
+      log::error("restoring CUDA device {} failed: {}", previous_, cudaGetErrorString(status));
+      return;
+    }
+    thread_state().current_device = previous_;
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_, device_;
+};
+
+cudaStream_t make_stream(int device) { return create_stream(device); }
+
+cublasHandle_t make_cublas(int device) {
+  const DeviceScope scope(device);
+  cublasHandle_t handle = nullptr;
+  KILN_CUBLAS_CHECK(cublasCreate(&handle));
+  // Deterministic, exact fp32 by default; TF32 is an explicit precision choice elsewhere.
+  KILN_CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
+  return handle;
+}
+
+// The events the device allocator records behind a block's uses on other streams
+// (record_stream), pooled per device: back in the pool once passed or superseded by a later use.
+// Never throws (the allocator calls it under its lock, from deleters too): where recording fails
+// it waits for the stream instead, which makes the event unnecessary.
+class AllocatorEvents {
+ public:
+  explicit AllocatorEvents(int device) : device_(device) {}
+  void* record(CachingAllocator::StreamKey key) noexcept {
+    auto stream = static_cast<cudaStream_t>(const_cast<void*>(key));
+    cudaEvent_t event = take();
+    if (event != nullptr && cudaEventRecord(event, stream) == cudaSuccess) return event;
+    log::error("the device allocator could not record an event on a stream; waiting for it");
+    if (event != nullptr) give_back(event);
+    (void)cudaStreamSynchronize(stream);
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  bool passed(void* event) noexcept {
+    const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(event));
+    if (status == cudaErrorNotReady) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return true;  // passed, or the context is broken and the block will never be used again
+  }
+  void give_back(void* event) noexcept {
+    std::lock_guard lock(mutex_);
+    free_.push_back(static_cast<cudaEvent_t>(event));
+  }
+
+ private:
+  cudaEvent_t take() noexcept {
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        cudaEvent_t event = free_.back();
+        free_.pop_back();
+        return event;
+      }
+    }
+    try {
+      const DeviceScope scope(device_);
+      cudaEvent_t event = nullptr;
+      if (cudaEventCreateWithFlags(&event, cudaEventDisableTiming) == cudaSuccess) return event;
+    } catch (const std::exception& e) {
+      log::error("the device allocator's event: {}", e.what());
+    }
+    return nullptr;
+  }
+  int device_;
+  std::mutex mutex_;
+  std::vector<cudaEvent_t> free_;
+};
 
 struct PinnedCounters {
   std::mutex mutex;
@@ -180,9 +259,10 @@ CachingAllocator& device_allocator(int device) {
   std::lock_guard lock(mutex);
   auto& slot = (*allocators)[device];
   if (!slot) {
+    auto* events = new AllocatorEvents(device);  // never destroyed, as the allocator
     CachingAllocator::RawAllocator raw{
         [device](std::size_t bytes) -> void* {
-          set_device(device);
+          const DeviceScope scope(device);
           void* ptr = nullptr;
           const cudaError_t status = cudaMalloc(&ptr, bytes);
           if (status == cudaErrorMemoryAllocation) {
@@ -193,11 +273,19 @@ CachingAllocator& device_allocator(int device) {
           return ptr;
         },
         [device](void* ptr) {
-          set_device(device);
-          const cudaError_t status = cudaFree(ptr);
-          if (status != cudaSuccess) log::error("cudaFree failed: {}", cudaGetErrorString(status));
+          try {
+            const DeviceScope scope(device);
+            const cudaError_t status = cudaFree(ptr);
+            if (status != cudaSuccess)
+              log::error("cudaFree failed: {}", cudaGetErrorString(status));
+          } catch (const std::exception& e) {
+            log::error("cudaFree on device {}: {}", device, e.what());
+          }
         },
-        [] { return !capture_in_progress(); }};
+        [] { return !capture_in_progress(); },
+        [events](CachingAllocator::StreamKey stream) { return events->record(stream); },
+        [events](void* event) { return events->passed(event); },
+        [events](void* event) { events->give_back(event); }};
     slot = std::make_unique<CachingAllocator>(std::move(raw));
   }
   return *slot;
@@ -224,7 +312,7 @@ void set_current_stream(int device, cudaStream_t stream) {
 }
 
 cudaStream_t create_stream(int device) {
-  set_device(device);
+  const DeviceScope scope(device);
   cudaStream_t stream = nullptr;
   // Non-blocking: no implicit synchronisation with the legacy default stream.
   KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -252,8 +340,28 @@ void stream_wait_event(cudaStream_t stream, void* event) {
   KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(event), 0));
 }
 
+void wait_for_device(cudaStream_t stream, int device) {
+  void* event = nullptr;
+  {
+    const DeviceScope scope(device);
+    cudaEvent_t e = nullptr;
+    KILN_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    event = e;
+    const cudaError_t recorded = cudaEventRecord(e, current_stream(device));
+    if (recorded != cudaSuccess) destroy_event(event);
+    KILN_CUDA_CHECK(recorded);
+  }
+  const cudaError_t waited = cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(event), 0);
+  destroy_event(event);  // the wait holds what it needs
+  KILN_CUDA_CHECK(waited);
+}
+
+void record_stream(int device, const void* ptr, cudaStream_t stream) {
+  device_allocator(device).record_stream(const_cast<void*>(ptr), stream);
+}
+
 void* create_event(int device) {
-  set_device(device);
+  const DeviceScope scope(device);
   cudaEvent_t event = nullptr;
   KILN_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDefault));
   return event;
@@ -294,7 +402,11 @@ cublasHandle_t cublas_handle(int device, cudaStream_t stream) {
   auto it = state.cublas.find(device);
   if (it == state.cublas.end())
     it = state.cublas.emplace(device, pool<cublasHandle_t>().take(device, make_cublas)).first;
+  // cublasSetStream drops the handle's workspace for cuBLAS's own pool, which under graph
+  // capture allocates one per graph: every call sets the stream's workspace of kiln's own.
   KILN_CUBLAS_CHECK(cublasSetStream(it->second, stream));
+  KILN_CUBLAS_CHECK(cublasSetWorkspace(
+      it->second, stream_workspace(device, stream, kMatmulWorkspaceBytes), kMatmulWorkspaceBytes));
   return it->second;
 }
 

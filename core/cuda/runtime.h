@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ void copy_bytes(void* dst, const void* src, std::size_t bytes, int device);
 void copy_bytes_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
 void synchronize_stream(cudaStream_t stream);
 void stream_wait_event(cudaStream_t stream, void* event);
+// Work queued on `stream` after the call waits for the work queued so far on this thread's
+// current stream of `device` (a copy from another GPU after the kernels producing its source).
+void wait_for_device(cudaStream_t stream, int device);
+// Marks that the work just queued on `stream` (of `device`) uses the device memory at `ptr`,
+// which may have been allocated on another stream: freed, it is not reused before `stream` has
+// passed this point (CachingAllocator::record_stream).
+void record_stream(int device, const void* ptr, cudaStream_t stream);
 
 void* create_event(int device);  // with timing
 void destroy_event(void* event);  // logs, never throws
@@ -66,6 +74,8 @@ void launch_graph(void* exec, cudaStream_t stream);
 void destroy_graph(void* exec);  // logs, never throws
 // The sink of the capture running on this thread, or nullptr.
 std::vector<void*>* capture_scratch_sink();
+// A number for the capture running on this thread, unique in the process; 0 when none runs.
+std::uint64_t capture_serial();
 // Whether any thread is capturing now (the device allocator then keeps its cache: cudaFree
 // would wait for the device and break the capture).
 bool capture_in_progress();

@@ -92,7 +92,7 @@ TEST(CachingAllocator, ServesASmallerRequestFromABlockAtMostTwiceItsSize) {
   cache.release(big);
   void* half = cache.allocate(2000, kStreamA);  // 2048 rounded: 3072 <= 2 * 2048
   EXPECT_EQ(half, big);
-  EXPECT_EQ(cache.stats().in_use, 3072u);  // counted at the block's size
+  EXPECT_EQ(cache.stats().in_use, 3072u);      // counted at the block's size
   void* tiny = cache.allocate(100, kStreamA);  // 512: too wasteful to take 3072
   EXPECT_NE(tiny, big);
   cache.release(half);
@@ -104,11 +104,12 @@ TEST(CachingAllocator, EmptiesItsCacheAndRetriesWhenTheRawAllocatorIsFull) {
   raw.limit = 5u << 20;
   kiln::CachingAllocator cache(raw.make());
   void* a = cache.allocate(4u << 20, kStreamA);
-  cache.release(a);  // cached on stream A: 4 of the 5 MiB held
+  cache.release(a);                              // cached on stream A: 4 of the 5 MiB held
   void* b = cache.allocate(2u << 20, kStreamB);  // fits only once the cached block is returned
   EXPECT_NE(b, nullptr);
   EXPECT_EQ(raw.frees, 1);
-  EXPECT_EQ(cache.allocate(6u << 20, kStreamB), nullptr);  // does not fit at all: the caller reports it
+  EXPECT_EQ(cache.allocate(6u << 20, kStreamB),
+            nullptr);  // does not fit at all: the caller reports it
   cache.release(b);
   cache.empty_cache();
   EXPECT_EQ(cache.stats().reserved, 0u);
@@ -146,4 +147,102 @@ TEST(CachingAllocator, ReportsPeaksUntilReset) {
   EXPECT_EQ(cache.stats().peak_in_use, 0u);
   cache.empty_cache();
   EXPECT_EQ(raw.frees, 2);
+}
+
+namespace {
+
+// Events of a fake device: each recorded on a stream, passed when the test says so.
+struct FakeEvents {
+  struct Record {
+    const void* stream;
+    bool passed = false;
+  };
+  std::map<int, Record> events;  // by token
+  int next = 1;
+  int released = 0;
+
+  void install(kiln::CachingAllocator::RawAllocator& raw) {
+    raw.record_event = [this](const void* stream) -> void* {
+      events[next] = {stream};
+      return reinterpret_cast<void*>(static_cast<std::intptr_t>(next++));
+    };
+    raw.event_done = [this](void* e) {
+      return events.at(static_cast<int>(reinterpret_cast<std::intptr_t>(e))).passed;
+    };
+    raw.release_event = [this](void*) { ++released; };
+  }
+  void pass_all(const void* stream) {
+    for (auto& [token, record] : events)
+      if (record.stream == stream) record.passed = true;
+  }
+};
+
+const void* const kStreamNccl = reinterpret_cast<const void*>(0x30);
+
+// An allocator over CountingRaw with FakeEvents for its other-stream uses.
+struct CacheWithEvents {
+  CountingRaw raw;
+  FakeEvents events;
+  kiln::CachingAllocator cache{[this] {
+    auto hooks = raw.make();
+    events.install(hooks);
+    return hooks;
+  }()};
+};
+
+}  // namespace
+
+TEST(CachingAllocator, ABlockUsedOnAnotherStreamWaitsForThatStreamBeforeReuse) {
+  CacheWithEvents t;
+  auto& [raw, events, cache] = t;
+  void* gradients = cache.allocate(4096, kStreamA);
+  cache.record_stream(gradients, kStreamNccl);  // an all-reduce queued on the NCCL stream reads it
+  ASSERT_EQ(events.events.size(), 1u);
+  EXPECT_EQ(events.events.begin()->second.stream, kStreamNccl);  // recorded behind that use
+  cache.release(gradients);
+  void* next = cache.allocate(4096, kStreamA);  // the collective may still run: not this block
+  EXPECT_NE(next, gradients);
+  cache.release(next);
+  events.pass_all(kStreamNccl);
+  void* later = cache.allocate(4096, kStreamA);  // now the NCCL stream has passed that use
+  void* other = cache.allocate(4096, kStreamA);
+  EXPECT_TRUE((later == gradients && other == next) || (later == next && other == gradients));
+  EXPECT_EQ(events.released, 1);
+  EXPECT_EQ(raw.allocations, 2);
+  cache.release(later);
+  cache.release(other);
+}
+
+TEST(CachingAllocator, OnlyTheLastUseOnEachOtherStreamIsWaitedFor) {
+  CacheWithEvents t;
+  auto& [raw, events, cache] = t;
+  char* block = static_cast<char*>(cache.allocate(8192, kStreamA));
+  cache.record_stream(block + 4096, kStreamB);  // a view's data, copied on a copy stream
+  events.pass_all(kStreamB);                    // that copy has run
+  cache.record_stream(block + 100, kStreamB);   // a second copy, still queued
+  cache.record_stream(block, kStreamA);         // its own stream: nothing to wait for
+  int outside = 0;
+  cache.record_stream(&outside, kStreamB);  // not a block of this allocator: ignored
+  ASSERT_EQ(events.events.size(), 2u);
+  EXPECT_EQ(events.released, 1);  // the first use's event, superseded by the second
+  cache.release(block);
+  // Emptying the cache keeps the waiting block: the raw allocator may not take it back yet.
+  cache.empty_cache();
+  EXPECT_EQ(raw.frees, 0);
+  EXPECT_NE(cache.allocate(8192, kStreamA), block);
+  events.pass_all(kStreamB);
+  cache.empty_cache();
+  EXPECT_EQ(raw.frees, 1);
+  EXPECT_EQ(events.released, 2);
+}
+
+TEST(CachingAllocator, ABlockUsedOnlyOnItsOwnStreamIsReusedAtOnceWithoutEvents) {
+  CacheWithEvents t;
+  auto& [raw, events, cache] = t;
+  void* a = cache.allocate(4096, kStreamA);
+  cache.record_stream(a, kStreamA);
+  cache.release(a);
+  EXPECT_EQ(cache.allocate(4096, kStreamA), a);
+  EXPECT_TRUE(events.events.empty());
+  cache.release(a);
 }

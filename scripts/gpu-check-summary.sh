@@ -1,0 +1,108 @@
+# shellcheck shell=bash
+# Sourced by gpu-check.sh: the summary it leaves in $out (and prints) when it exits, so that the
+# summary alone can be recorded in docs/gpu-check.md: the stage table, the per-suite tables, the
+# failed and skipped tests, what kiln's tests reported, the end of each failed stage's log and the
+# figures. Uses gpu-check.sh's variables (rows, suite_rows, sanitizer_rows, logs, out, status…).
+
+suite_table() {  # suite_table TITLE ROW...
+  local title=$1
+  shift
+  (($# > 0)) || return 0
+  echo
+  echo "## $title"
+  echo
+  echo "| suite | result | passed | failed | skipped | wall |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: |"
+  printf '%s\n' "$@"
+}
+
+# shellcheck disable=SC2317  # called through the EXIT trap
+figures() {
+  local log name dir
+  suite_table "GPU test suites (one process each)" "${suite_rows[@]}"
+  suite_table "compute-sanitizer memcheck (one process per suite)" "${sanitizer_rows[@]}"
+  local left_out=""
+  for name in "${!long_tests[@]}"; do [[ -z ${long_tests[$name]} ]] || left_out+="${long_tests[$name]}"; done
+  if [[ -n $left_out ]]; then
+    echo
+    echo "Left out of memcheck (over ${sanitizer_max_test_ms} ms in the plain run): $left_out"
+  fi
+  # The lines kiln's tests print for the record (which path holds, what fell back).
+  if grep -hs '^kiln-report: ' "$logs"/suites/*.log >/dev/null; then
+    echo
+    echo "## Reported by the tests"
+    echo
+    grep -hs '^kiln-report: ' "$logs"/suites/*.log | sed 's/^kiln-report: /- /' | sort -u
+  fi
+  for dir in suites sanitizer; do
+    if grep -hsE '^\[  FAILED  \] .* \([0-9]+ ms\)$|^\[  SKIPPED \] .* \([0-9]+ ms\)$|^========= (Invalid|Program hit|ERROR)' \
+        "$logs/$dir"/*.log >/dev/null; then
+      echo
+      echo "## Failed or skipped tests ($([[ $dir == suites ]] && echo plain run || echo memcheck))"
+      echo
+      grep -hsE '^\[  FAILED  \] .* \([0-9]+ ms\)$|^\[  SKIPPED \] .* \([0-9]+ ms\)$|^========= (Invalid|Program hit|ERROR)' \
+        "$logs/$dir"/*.log | sed -E 's/ \([0-9]+ ms\)$//' | sort -u | head -40 | sed 's/^/    /' || true
+      # The first failure message of each failed test: often the whole story.
+      grep -hs -B0 -A3 -E '^[^ ].*:[0-9]+: Failure$' "$logs/$dir"/*.log | head -40 | sed 's/^/    /' || true
+    fi
+  done
+  # Each failed stage's first error lines and the end of its log: often the reason in one line.
+  for name in "${stage_order[@]}"; do
+    log=$logs/$name.log
+    [[ -f $log ]] || continue
+    if printf '%s\n' "${rows[@]}" | grep -qE "^\| $name \| (FAILED|TIMED OUT)"; then
+      echo
+      echo "## Why $name failed (its first error lines, then the end of its log)"
+      echo
+      { grep -m3 -iE '(^|[^a-z])(error|fail|abort|warn|what\(\))' "$log" || true; echo "..."; tail -n 5 "$log"; } |
+        sed 's/^/    /'
+    fi
+  done
+  # The figures: bench's per-epoch lines, the tables of the MLP benchmark and of compare-pytorch
+  # (shown only where a row of figures came out).
+  local lines
+  for log in "$logs"/bench-*.log "$logs/gpu-mlp-benchmark.log" "$logs/compare-pytorch.log"; do
+    [[ -f $log ]] || continue
+    if [[ $log == */bench-* ]]; then
+      lines=$(grep -E 'per epoch' "$log" | sed 's/^/    /' || true)
+    elif (($(grep -c '^|' "$log" || true) > 2)); then
+      lines=$(grep -E '^\||^GPU:|^article|^PyTorch' "$log" || true)
+    else
+      lines=""
+    fi
+    [[ -n $lines ]] || continue
+    echo
+    echo "## $(basename "$log" .log)"
+    echo
+    echo "$lines"
+  done
+}
+
+# shellcheck disable=SC2317  # called through the EXIT trap
+summary() {
+  {
+    echo "# kiln gpu-check"
+    echo
+    echo "- date: $started"
+    echo "- host: $(uname -n)"
+    echo "- GPU: $gpu (driver $driver)"
+    echo "- CUDA: $("$cuda_bin/nvcc" --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p' || echo '?')"
+    echo "- commit: $commit"
+    if [[ $build == "$bundle" ]]; then echo "- programs: $(sed -n 's/^built: //p' "$bundle/BUILD-INFO")"; fi
+    echo "- total wall time: ${SECONDS} s (stage budget ${budget} s)"
+    echo
+    echo "| stage | result | wall |"
+    echo "| --- | --- | --- |"
+    printf '%s\n' "${rows[@]}"
+    local name
+    for name in "${stage_order[@]}"; do  # the stages an early exit left out
+      printf '%s\n' "${rows[@]}" | grep -q "^| $name " || echo "| $name | not reached | |"
+    done
+    echo
+    if [[ $status == 0 ]]; then echo "**PASS**"; else echo "**FAIL** (logs: gpu-check-logs.tar.gz)"; fi
+    figures
+  } >"$out/gpu-check-summary.md"
+  tar -czf "$out/gpu-check-logs.tar.gz" -C "$logs" . 2>/dev/null || true
+  echo "=== gpu-check: summary"
+  cat "$out/gpu-check-summary.md"
+}
