@@ -5,7 +5,7 @@
 # wheels, no Debian packages, no network: /work/.library/device/KINDS.md), so it cannot build
 # kiln; this machine has every dependency and the same CUDA 13.0. The binaries target sm_90
 # (H100/H200) and a generic x86-64 CPU (no -march=native: that CPU is another), with Eigen's CPU
-# GEMM (OpenBLAS would add 30 MB to carry). The C library and the CUDA libraries are not carried
+# GEMM and the CPU reference path (OpenBLAS would add 30 MB to carry, oneDNN 40 MB). The C library and the CUDA libraries are not carried
 # (gpu-check.sh finds that machine's CUDA, cuDNN and NCCL); the C++ runtime goes to lib-fallback/,
 # used there only if the machine's own is older.
 # Then, with the device tool: run command "bash scripts/gpu-check.sh", carry ["gpu-bundle"].
@@ -18,7 +18,7 @@ bundle="gpu-bundle"
 targets=(kiln_gpu_tests train bench kiln_gpu_mlp_benchmark)
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DKILN_NATIVE=OFF -DKILN_OPENBLAS=OFF -DKILN_BUILD_TESTS=ON -DKILN_BUILD_BENCHMARKS=ON >/dev/null
+  -DKILN_NATIVE=OFF -DKILN_OPENBLAS=OFF -DKILN_ONEDNN=OFF -DKILN_BUILD_TESTS=ON -DKILN_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
 rm -rf "$bundle"
