@@ -103,13 +103,10 @@ struct Built {
 };
 template <typename Primitive, typename Make>
 const Built<Primitive>& built(const std::string& key, Make&& make) {
-  thread_local std::unordered_map<std::string, Built<Primitive>> cache;
-  auto it = cache.find(key);
-  if (it == cache.end()) {
+  return cached_value<Built<Primitive>>(key, [&] {
     const typename Primitive::primitive_desc pd = make();
-    it = cache.emplace(key, Built<Primitive>{Cached{Primitive(pd), pd.scratchpad_desc().get_size()}, pd}).first;
-  }
-  return it->second;
+    return Built<Primitive>{Cached{Primitive(pd), pd.scratchpad_desc().get_size()}, pd};
+  });
 }
 
 }  // namespace

@@ -2,12 +2,12 @@
 // and what oneDNN says of the CPU.
 #include "kiln/core/cpu/onednn/runtime.h"
 
-#include "kiln/core/cpu/bf16.h"
-
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <array>
 
+#include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/error.h"
 #include "kiln/core/memory.h"
@@ -17,6 +17,10 @@ namespace kiln::cpu::onednn {
 bool built() { return true; }
 
 bool active() { return cpu_compute() == CpuCompute::onednn; }
+
+std::string with_thread_count(const std::string& key) {
+  return key + " threads " + std::to_string(omp_get_max_threads());
+}
 
 Context& context() {
   thread_local Context ctx;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -45,14 +46,25 @@ struct Cached {
   std::size_t scratchpad_bytes = 0;
 };
 
-// The calling thread's primitive for `key`, built by `build` on the first call for that key.
-// build: (const dnnl::primitive_attr&) -> {primitive, its primitive_desc's scratchpad size}.
+// `key` with the calling thread's OpenMP thread count: a primitive splits its work for the count
+// it was built with and runs that many threads, so one built at 2 threads must not serve 1.
+std::string with_thread_count(const std::string& key);
+
+// The calling thread's cached value for `key` (and the thread count), made by `build` on the
+// first call: a Cached primitive, or anything that holds one with its descriptions.
+template <typename Value, typename Build>
+const Value& cached_value(const std::string& key, Build&& build) {
+  thread_local std::unordered_map<std::string, Value> cache;
+  const std::string full_key = with_thread_count(key);
+  auto it = cache.find(full_key);
+  if (it == cache.end()) it = cache.emplace(full_key, build()).first;
+  return it->second;
+}
+
+// build: () -> {primitive, its primitive_desc's scratchpad size}.
 template <typename Build>
 const Cached& cached(const std::string& key, Build&& build) {
-  thread_local std::unordered_map<std::string, Cached> cache;
-  auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, build()).first;
-  return it->second;
+  return cached_value<Cached>(key, std::forward<Build>(build));
 }
 
 // The attribute every kiln primitive is built with: a user-managed scratchpad, so oneDNN never
