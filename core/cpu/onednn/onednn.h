@@ -5,6 +5,8 @@
 // their scratchpads and bf16 staging buffers come from kiln's CPU allocator and only grow, so a
 // steady training step allocates nothing. A oneDNN failure becomes a kiln::Error naming the op
 // and its shapes. In a build without oneDNN these throw (absent.cpp) and are never selected.
+// oneDNN splits work by thread count, so results may differ in the last bits between counts;
+// at one count they repeat bit for bit (what resuming from a checkpoint relies on).
 #pragma once
 
 #include <cstdint>
