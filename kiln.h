@@ -1,6 +1,7 @@
 // The public API of kiln in one include: #include <kiln/kiln.h>.
 #pragma once
 
+#include "kiln/core/cpu_compute.h"
 #include "kiln/core/device.h"
 #include "kiln/core/dtype.h"
 #include "kiln/core/error.h"
