@@ -10,4 +10,13 @@ void check_sample_index(const Dataset& dataset, std::int64_t index) {
              index, dataset.size(), dataset.describe());
 }
 
+std::int32_t classes_from_max_label(std::int64_t max_label, const std::string& source) {
+  constexpr std::int64_t kMaxClasses = 1'000'000;
+  KILN_CHECK(max_label < kMaxClasses,
+             "{}: the largest label is {}, which would make {} classes (at most {} are inferred): "
+             "labels must be class indices 0, 1, 2, ...",
+             source, max_label, max_label + 1, kMaxClasses);
+  return static_cast<std::int32_t>(max_label + 1);
+}
+
 }  // namespace kiln

@@ -20,6 +20,27 @@ namespace kiln {
 
 namespace {
 
+// The largest image decoded, in bytes of pixels: a header may claim up to 2^31 x 2^31 pixels,
+// and the buffer is allocated before the first row is read.
+constexpr std::uint64_t kMaxImageBytes = std::uint64_t{1} << 28;
+
+// Writes why (height, width, channels) cannot be decoded into `text` and returns it: an empty
+// image, or one larger than kMaxImageBytes. Returns nullptr when the size is fine. No std::string:
+// jpeg_decode calls it between setjmp and a possible longjmp.
+const char* size_problem(std::uint64_t height, std::uint64_t width, int channels, char* text,
+                         std::size_t size) {
+  const auto channel_count = static_cast<std::uint64_t>(channels);
+  if (height > 0 && width > 0 && height * width * channel_count <= kMaxImageBytes) return nullptr;
+  const auto end = height == 0 || width == 0
+                       ? fmt::format_to_n(text, size - 1, "it claims {} x {} pixels", height, width)
+                       : fmt::format_to_n(text, size - 1,
+                                          "it claims {} x {} pixels x {} channel(s), more than the "
+                                          "{} MiB of pixels kiln decodes (a damaged file?)",
+                                          height, width, channels, kMaxImageBytes >> 20);
+  *end.out = '\0';
+  return text;
+}
+
 struct JpegErrors {
   jpeg_error_mgr manager;
   std::jmp_buf jump;
@@ -61,6 +82,12 @@ const char* jpeg_decode(const std::uint8_t* data, std::size_t size, int channels
   jpeg_mem_src(&info, data, static_cast<unsigned long>(size));
   jpeg_read_header(&info, TRUE);
   info.out_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  // Checked before the buffer is allocated; libjpeg limits each side to 65500, not the product.
+  if (size_problem(info.image_height, info.image_width, channels, errors->message,
+                   sizeof errors->message) != nullptr) {
+    jpeg_destroy_decompress(&info);
+    return errors->message;
+  }
   jpeg_start_decompress(&info);
   out->width = info.output_width;
   out->height = info.output_height;
@@ -112,6 +139,11 @@ Image8 png_decode(const std::uint8_t* data, std::size_t size, int channels,
   KILN_CHECK(png_image_begin_read_from_memory(&image, data, size) != 0,
              "cannot decode PNG image {}: {}", name, image.message);
   image.format = channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+  char problem[200];
+  if (size_problem(image.height, image.width, channels, problem, sizeof problem) != nullptr) {
+    png_image_free(&image);
+    KILN_THROW("cannot decode PNG image {}: {}", name, problem);
+  }
   Image8 out{image.height, image.width, channels, std::vector<std::uint8_t>(PNG_IMAGE_SIZE(image))};
   const int ok = png_image_finish_read(&image, nullptr, out.pixels.data(), 0, nullptr);
   if (ok == 0) {

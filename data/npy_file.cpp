@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "kiln/core/checked_math.h"
 #include "kiln/core/error.h"
 
 namespace kiln {
@@ -39,7 +40,10 @@ std::vector<std::int64_t> parse_shape(std::string_view text, const std::string& 
   std::int64_t value = -1;
   for (char c : text.substr(1, close - 1)) {
     if (c >= '0' && c <= '9') {
-      value = (value < 0 ? 0 : value * 10) + (c - '0');
+      const std::int64_t digits = value < 0 ? 0 : value;
+      KILN_CHECK(digits <= (INT64_MAX - 9) / 10,
+                 "{}: an extent in the .npy header's shape passes 2^63: {}", path, header);
+      value = digits * 10 + (c - '0');
     } else if (c == ',') {
       KILN_CHECK(value >= 0, "{}: cannot read the shape in the .npy header {}", path, header);
       shape.push_back(value);
@@ -100,6 +104,10 @@ NpyArray read_npy(const std::string& path) {
   KILN_CHECK(file.good(), "cannot open .npy file {}", path);
   const std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(file)),
                                        std::istreambuf_iterator<char>());
+  return parse_npy(data, path);
+}
+
+NpyArray parse_npy(std::span<const std::uint8_t> data, const std::string& path) {
   static constexpr std::uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   KILN_CHECK(data.size() >= 10 && std::memcmp(data.data(), kMagic, 6) == 0,
              "{} is not a NumPy .npy file: it does not start with \\x93NUMPY", path);
@@ -135,7 +143,12 @@ NpyArray read_npy(const std::string& path) {
       "{}: dtype '{}' is not supported: use float32 ('<f4'), float64 ('<f8'), uint8 ('|u1') or a "
       "little-endian integer type",
       path, array.descr);
-  const std::size_t need = static_cast<std::size_t>(array.numel()) * item;
+  const auto numel = checked_product(array.shape);
+  const auto need_bytes = numel ? checked_mul(*numel, static_cast<std::int64_t>(item)) : numel;
+  KILN_CHECK(need_bytes.has_value(),
+             "{}: shape ({}) of '{}' needs more than 2^63 bytes: a damaged .npy header?", path,
+             fmt::join(array.shape, ", "), array.descr);
+  const auto need = static_cast<std::size_t>(*need_bytes);
   const std::size_t have = data.size() - prefix - header_len;
   KILN_CHECK(have >= need, "{} is truncated: shape ({}) of '{}' needs {} bytes of data, found {}",
              path, fmt::join(array.shape, ", "), array.descr, need, have);
