@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <ostream>
 #include <thread>
@@ -40,11 +42,20 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// More loader threads than this is a typing mistake, not a setting (and ends in EAGAIN).
+constexpr int kMaxWorkers = 256;
+
 void check_options(const TrainOptions& o) {
   KILN_CHECK(o.epochs >= 1, "--epochs must be at least 1, found {}", o.epochs);
   KILN_CHECK(o.batch_size >= 1, "--batch-size must be at least 1, found {}", o.batch_size);
+  KILN_CHECK(o.samples >= 0, "--samples must be >= 0 (0: all samples), found {}", o.samples);
   KILN_CHECK(o.lr > 0.0f && std::isfinite(o.lr), "--lr must be positive, found {}", o.lr);
-  KILN_CHECK(o.workers >= 0, "--workers must be >= 0, found {}", o.workers);
+  KILN_CHECK(o.workers >= 0 && o.workers <= kMaxWorkers,
+             "--workers must be in [0, {}], found {}; this machine has {} cores, and more workers "
+             "than cores rarely helps",
+             kMaxWorkers, o.workers, std::thread::hardware_concurrency());
+  KILN_CHECK(o.keep_checkpoints >= 1, "--keep-checkpoints must be at least 1, found {}",
+             o.keep_checkpoints);
   KILN_CHECK(o.threads >= 0, "--threads must be >= 0, found {}", o.threads);
   KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
   KILN_CHECK(o.bucket_mb > 0, "--bucket-mb must be positive, found {}", o.bucket_mb);
@@ -90,6 +101,7 @@ struct Run {
   StepProfiler profiler;
   RunningMetrics metrics;
   std::unique_ptr<GraphedStep> graphed;  // --cuda-graph only
+  std::unique_ptr<CheckpointFolder> checkpoints;  // rank 0 with --checkpoint only
   TrainingState state;
   bool tty = isatty(STDOUT_FILENO) != 0;
 
@@ -309,6 +321,69 @@ void append_json_line(const std::string& path, const EpochReport& report) {
   log << to_json(report).dump() << "\n";
 }
 
+// Every output is created or opened before any work, so a bad path never costs an epoch.
+std::unique_ptr<CheckpointFolder> open_outputs(const TrainOptions& o) {
+  if (!o.log_json.empty()) {
+    std::ofstream log(o.log_json, std::ios::app);
+    KILN_CHECK(log.good(),
+               "cannot open --log-json file '{}' for appending: {} (does its folder exist?)",
+               o.log_json, std::strerror(errno));
+  }
+  if (o.checkpoint_dir.empty()) return nullptr;
+  return std::make_unique<CheckpointFolder>(o.checkpoint_dir, o.keep_checkpoints);
+}
+
+// The batch must come from the data, and the loader's host slots must fit in memory.
+void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
+  KILN_CHECK(o.batch_size <= train.size(),
+             "--batch-size {} is more than the {} training samples of {}: use at most {}",
+             o.batch_size, train.size(), train.describe(), train.size());
+  const double slots = static_cast<double>(o.workers) * DataLoaderOptions{}.prefetch + 1;
+  const double batch_bytes = static_cast<double>(o.batch_size / world) *
+                             static_cast<double>(train.sample_shape().numel()) * sizeof(float);
+  const double memory =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  KILN_CHECK(memory <= 0 || slots * batch_bytes < memory,
+             "--batch-size {} with --workers {} needs {:.1f} GiB of host batch slots ({:.0f} "
+             "batches of {:.1f} MiB), more than this machine's {:.1f} GiB: lower --batch-size or "
+             "--workers",
+             o.batch_size, o.workers, slots * batch_bytes / 1073741824.0, slots,
+             batch_bytes / 1048576.0, memory / 1073741824.0);
+}
+
+// The flags that change the numbers of a run, as recorded in a checkpoint and compared on resume.
+std::map<std::string, std::string> run_settings(const TrainOptions& o) {
+  return {{"--model", o.model},
+          {"--data", o.data},
+          {"--samples", std::to_string(o.samples)},
+          {"--batch-size", std::to_string(o.batch_size)},
+          {"--optimizer", o.optimizer},
+          {"--lr", fmt::format("{}", o.lr)},
+          {"--weight-decay", fmt::format("{}", o.weight_decay)},
+          {"--schedule", o.schedule},
+          {"--seed", std::to_string(o.seed)},
+          {"--no-shuffle", o.shuffle ? "off" : "on"}};
+}
+
+// Refuses a checkpoint made with other settings, listing every one that differs.
+void check_resumable(const TrainOptions& o, const TrainingState& saved) {
+  std::map<std::string, std::string> recorded = saved.settings;  // empty in older checkpoints
+  recorded.insert({{"--model", saved.model},
+                   {"--data", saved.data},
+                   {"--batch-size", std::to_string(saved.batch_size)},
+                   {"--optimizer", saved.optimizer}});
+  std::vector<std::string> differences;
+  for (const auto& [flag, now] : run_settings(o)) {
+    const auto it = recorded.find(flag);
+    if (it != recorded.end() && it->second != now)
+      differences.push_back(fmt::format("{} {} (this run: {})", flag, it->second, now));
+  }
+  KILN_CHECK(differences.empty(),
+             "the checkpoint in '{}' was made with {}; resume with the checkpoint's settings, or "
+             "start fresh in another --checkpoint folder",
+             o.checkpoint_dir, fmt::join(differences, ", "));
+}
+
 }  // namespace
 
 TrainResult train_replica(const TrainOptions& options, std::ostream& out, const std::atomic<bool>* stop,
@@ -343,8 +418,11 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
              "--cuda-graph trains in one process on one GPU, and data-parallel gradients are exchanged "
              "from inside backward; drop --cuda-graph or the other ranks");
   check_same_options_on_every_rank(o, comm);
+  std::unique_ptr<CheckpointFolder> checkpoints = comm.rank() == 0 ? open_outputs(o) : nullptr;
   Generator gen(o.seed);
   Run r(o, out, device, comm, gen);
+  r.checkpoints = std::move(checkpoints);
+  check_batch_fits(o, *r.data.train, world);
   if (!o.init.empty()) load_weights(o.init, *r.model.net);
   r.model.net->to(device);
   if (o.cuda_graph) {
@@ -373,21 +451,36 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
                                                        : r.train_loader->batches_per_epoch();
   r.optimizer = make_optimizer(o.optimizer, r.model.net->parameters(), o.lr, o.weight_decay);
   r.schedule = parse_schedule(o.schedule, o.lr, steps_per_epoch * o.epochs);
-  r.state = TrainingState{0, 0, 0, o.seed, 0, o.model, o.data, o.batch_size, o.optimizer};
+  r.state.seed = o.seed;
+  r.state.model = o.model;
+  r.state.data = o.data;
+  r.state.batch_size = o.batch_size;
+  r.state.optimizer = o.optimizer;
+  r.state.settings = run_settings(o);
 
   if (o.resume) {
-    if (auto saved = load_checkpoint(o.checkpoint_dir, *r.model.net, *r.optimizer)) {
-      KILN_CHECK(saved->model == o.model && saved->data == o.data && saved->batch_size == o.batch_size,
-                 "the checkpoint in '{}' is of --model {} --data {} --batch-size {}; resume with those",
-                 o.checkpoint_dir, saved->model, saved->data, saved->batch_size);
-      r.state = *saved;
-      if (r.state.batches_done >= steps_per_epoch) {  // that epoch was complete
-        ++r.state.epoch;
-        r.state.batches_done = 0;
-      }
-      if (!o.quiet) out << fmt::format("resuming from '{}': epoch {}, step {}\n", o.checkpoint_dir,
-                                       r.state.epoch + 1, r.state.global_step);
+    const std::optional<SavedCheckpoint> saved = read_checkpoint(o.checkpoint_dir);
+    KILN_CHECK(saved.has_value(),
+               "--resume: '{}' holds no checkpoint (no latest, no state.json); to start fresh, run "
+               "without --resume",
+               o.checkpoint_dir);
+    check_resumable(o, saved->state);
+    KILN_CHECK(saved->state.batches_done <= steps_per_epoch,
+               "'{}/state.json': {} batches of epoch {} done, but an epoch here has {} steps: was "
+               "the checkpoint made with other data?",
+               saved->folder, saved->state.batches_done, saved->state.epoch + 1, steps_per_epoch);
+    restore_checkpoint(*saved, *r.model.net, *r.optimizer);
+    r.state.epoch = saved->state.epoch;
+    r.state.batches_done = saved->state.batches_done;
+    r.state.global_step = saved->state.global_step;
+    r.state.generator_offset = saved->state.generator_offset;
+    if (r.state.batches_done >= steps_per_epoch) {  // that epoch was complete
+      ++r.state.epoch;
+      r.state.batches_done = 0;
     }
+    if (!o.quiet)
+      out << fmt::format("resuming from '{}': epoch {}, step {}\n", saved->folder,
+                         r.state.epoch + 1, r.state.global_step);
   }
   if (!comm.is_single_process()) {
     broadcast_from_rank0(*r.model.net, comm);  // identical replicas, whatever each loaded
@@ -422,15 +515,18 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
       report.test_loss = test.mean_loss;
       report.test_accuracy = test.accuracy;
     }
-    if (!o.quiet) out << format_epoch_summary(report, o.epochs) << "\n" << format_stage_table(report) << std::flush;
-    if (!o.log_json.empty()) append_json_line(o.log_json, report);
-    result.epochs.push_back(report);
     r.state.epoch = epoch;
     if (!result.interrupted) {
       r.state.epoch = epoch + 1;
       r.state.batches_done = 0;
     }
-    if (!o.checkpoint_dir.empty() && r.root) save_checkpoint(o.checkpoint_dir, *r.model.net, *r.optimizer, r.state);
+    // Saved before the lines that announce the epoch: a run killed in between loses no work.
+    if (r.checkpoints) save_checkpoint(*r.checkpoints, *r.model.net, *r.optimizer, r.state);
+    if (!o.quiet)
+      out << format_epoch_summary(report, o.epochs) << "\n"
+          << format_stage_table(report) << std::flush;
+    if (!o.log_json.empty()) append_json_line(o.log_json, report);
+    result.epochs.push_back(report);
     if (result.interrupted) break;
   }
   if (!result.epochs.empty()) {
