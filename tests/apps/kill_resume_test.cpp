@@ -1,0 +1,105 @@
+// kill -9 at random moments: train is killed a bounded number of times, resumed each time (from
+// scratch while no checkpoint exists yet), and must end with the weights of an uninterrupted run,
+// bit for bit, on the CPU. A kill may land anywhere: in a step, in an evaluation, in the middle of
+// writing or publishing a checkpoint.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kiln/models/checkpoint.h"
+#include "tests/support/train_testing.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Small enough for a few seconds, with a checkpoint every 8 steps and big enough pieces (about 1.6
+// MB) that some kills land while one is written.
+std::vector<std::string> train_args(const std::string& dir, bool resume) {
+  std::vector<std::string> args{
+      KILN_TRAIN_BIN, "--model",    "mlp:784-256-10", "--data",       "article",
+      "--samples",    "256",        "--batch-size",   "32",           "--epochs",
+      "20",           "--schedule", "constant",       "--workers",    "0",
+      "--threads",    "1",          "--quiet",        "--checkpoint", dir};
+  if (resume) args.emplace_back("--resume");
+  return args;
+}
+
+pid_t start(const std::vector<std::string>& args) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string weights_of(const std::string& dir) {
+  const auto saved = kiln::read_checkpoint(dir);
+  if (!saved) return "";
+  std::ifstream in(saved->folder + "/model.safetensors", std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST(TrainKill9, ResumingAfterEachKillEndsWithTheUninterruptedWeightsBitForBit) {
+  const std::string straight = kiln::testing::fresh_checkpoint_dir("kill9_straight");
+  const auto t0 = Clock::now();
+  ASSERT_EQ(wait_for(start(train_args(straight, false))), 0);
+  const double run_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const std::string expected = weights_of(straight);
+  ASSERT_FALSE(expected.empty());
+
+  const std::string killed = kiln::testing::fresh_checkpoint_dir("kill9_killed");
+  const unsigned seed = std::random_device{}();
+  std::mt19937 random(seed);
+  // Each kill comes early in what is left, so most attempts are killed and each one still
+  // advances: over the attempts the kills fall all along the run.
+  std::uniform_real_distribution<double> moment(0.03 * run_s, 0.3 * run_s);
+  int kills = 0;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const bool resume = kiln::read_checkpoint(killed).has_value();
+    const pid_t pid = start(train_args(killed, resume));
+    const double after_s = moment(random);
+    std::this_thread::sleep_for(std::chrono::duration<double>(after_s));
+    kill(pid, SIGKILL);
+    const int code = wait_for(pid);
+    if (code == 128 + SIGKILL)
+      ++kills;
+    else
+      ASSERT_EQ(code, 0) << "attempt " << attempt << " (seed " << seed << ")";
+    if (code == 0) break;  // it finished before the kill
+  }
+  EXPECT_GE(kills, 2) << "seed " << seed;
+  std::printf("uninterrupted run %.2f s; %d kills (seed %u)\n", run_s, kills, seed);
+  if (weights_of(killed).empty() || kiln::read_checkpoint(killed)->state.epoch < 20)
+    ASSERT_EQ(wait_for(start(train_args(killed, kiln::read_checkpoint(killed).has_value()))), 0)
+        << "seed " << seed;
+  EXPECT_EQ(weights_of(killed) == expected, true)
+      << "the final weights differ from the uninterrupted run's after " << kills << " kills (seed "
+      << seed << ", uninterrupted run " << run_s << " s)";
+}
