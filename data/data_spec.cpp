@@ -1,8 +1,9 @@
 // open_data: from a --data spec to train and test splits, with the usual input normalisation.
 #include "kiln/data/data_spec.h"
 
-#include "kiln/core/error.h"
 #include <filesystem>
+#include "kiln/core/error.h"
+#include "kiln/core/memory.h"
 
 #include "kiln/data/article_dataset.h"
 #include "kiln/data/csv_dataset.h"
@@ -48,6 +49,12 @@ DataSplits fashion_mnist_splits(const std::string& folder, const DataSpecOptions
 DataSplits article_splits(const DataSpecOptions& o) {
   ArticleOptions options;
   if (o.samples > 0) options.size = o.samples;
+  // Generated, so any size parses; but each epoch's order holds 24 bytes per sample.
+  const auto most = static_cast<std::int64_t>(host_memory_bytes() / 32);
+  KILN_CHECK(most == 0 || options.size <= most,
+             "--samples {} for the article set: at most {} fit in this machine's memory (each "
+             "epoch's sample order takes 24 bytes per sample)",
+             options.size, most);
   options.seed = o.seed;
   const std::int64_t train_size = options.size;
   const std::int64_t test_size = std::max<std::int64_t>(1, train_size / 8);

@@ -102,7 +102,11 @@ void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& 
   const SafetensorsFile moments = parse_safetensors(read_piece(saved, kMoments), moments_path);
   std::map<std::string, Tensor> on_device;
   for (const auto& [name, t] : moments.tensors) on_device[name] = t.to(model.device());
-  optimizer.load_state(on_device, saved.state.optimizer_steps);
+  try {
+    optimizer.load_state(on_device, saved.state.optimizer_steps);
+  } catch (const Error& e) {  // the optimizer's message names the tensor; this names the file
+    KILN_THROW("'{}': {}", moments_path, e.what());
+  }
 }
 
 void load_weights(const std::string& path, Module& model) {

@@ -54,11 +54,16 @@ void check_options(const TrainOptions& o) {
              "--workers must be in [0, {}], found {}; this machine has {} cores, and more workers "
              "than cores rarely helps",
              kMaxWorkers, o.workers, std::thread::hardware_concurrency());
+  const int most_threads = static_cast<int>(std::max(256u, std::thread::hardware_concurrency()));
+  KILN_CHECK(o.threads >= 0 && o.threads <= most_threads,
+             "--threads must be in [0, {}] (0: all cores), found {}", most_threads, o.threads);
+  KILN_CHECK(o.weight_decay >= 0.0f && std::isfinite(o.weight_decay),
+             "--weight-decay must be >= 0, found {}", o.weight_decay);
+  KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576,
+             "--bucket-mb must be in (0, 1048576] MiB, found {}", o.bucket_mb);
   KILN_CHECK(o.keep_checkpoints >= 1, "--keep-checkpoints must be at least 1, found {}",
              o.keep_checkpoints);
-  KILN_CHECK(o.threads >= 0, "--threads must be >= 0, found {}", o.threads);
   KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
-  KILN_CHECK(o.bucket_mb > 0, "--bucket-mb must be positive, found {}", o.bucket_mb);
   KILN_CHECK(o.dist_timeout_s >= 0, "--dist-timeout must be >= 0 seconds (0: no watchdog), found {}",
              o.dist_timeout_s);
 }
@@ -341,8 +346,7 @@ void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
   const double slots = static_cast<double>(o.workers) * DataLoaderOptions{}.prefetch + 1;
   const double batch_bytes = static_cast<double>(o.batch_size / world) *
                              static_cast<double>(train.sample_shape().numel()) * sizeof(float);
-  const double memory =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const auto memory = static_cast<double>(host_memory_bytes());
   KILN_CHECK(memory <= 0 || slots * batch_bytes < memory,
              "--batch-size {} with --workers {} needs {:.1f} GiB of host batch slots ({:.0f} "
              "batches of {:.1f} MiB), more than this machine's {:.1f} GiB: lower --batch-size or "
@@ -481,6 +485,11 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
     if (!o.quiet)
       out << fmt::format("resuming from '{}': epoch {}, step {}\n", saved->folder,
                          r.state.epoch + 1, r.state.global_step);
+    if (!o.quiet && r.state.epoch >= o.epochs)
+      out << fmt::format(
+          "the checkpoint holds all {} epochs: nothing to train (raise --epochs to "
+          "train on)\n",
+          r.state.epoch);
   }
   if (!comm.is_single_process()) {
     broadcast_from_rank0(*r.model.net, comm);  // identical replicas, whatever each loaded

@@ -2,6 +2,7 @@
 // checkpoint reads back, and bad options fail with one clear message.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -140,6 +141,19 @@ TEST(Trainer, NumericFlagsAreRangeChecked) {
   EXPECT_NE(batch.find("--batch-size 1000000000000 is more than the 1024 training samples"),
             std::string::npos)
       << batch;
+  o = small_run();
+  o.threads = 100000;
+  EXPECT_NE(error_of(o).find("--threads must be in [0, "), std::string::npos);
+  o = small_run();
+  o.weight_decay = std::nanf("");
+  EXPECT_NE(error_of(o).find("--weight-decay must be >= 0, found nan"), std::string::npos);
+  o = small_run();
+  o.bucket_mb = 1e300;
+  EXPECT_NE(error_of(o).find("--bucket-mb must be in (0, 1048576] MiB"), std::string::npos);
+  o = small_run();
+  o.samples = 1000000000000;  // the article set is generated: any size parses, not every one fits
+  EXPECT_NE(error_of(o).find("--samples 1000000000000 for the article set: at most"),
+            std::string::npos);
 }
 
 TEST(Trainer, BadOutputPathsFailBeforeAnyTraining) {
