@@ -9,9 +9,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     const kiln::CsvDataset dataset(kiln::fuzz::write_input("data.csv", data, size));
-    std::vector<float> x(static_cast<std::size_t>(dataset.sample_shape().numel()));
-    std::int32_t y = 0;
-    dataset.get(dataset.size() - 1, x.data(), &y);
+    kiln::fuzz::read_last_sample(dataset);
   } catch (const kiln::Error&) {
   }
   return 0;

@@ -1,5 +1,6 @@
 // For the targets whose parser opens a file by path: the fuzz input written to a file of this
-// process's own under /tmp (or $TMPDIR), rewritten for every input.
+// process's own under /tmp (or $TMPDIR), rewritten for every input; and a read of the last
+// sample of the data set the parser made, so that its sizes are exercised too.
 #pragma once
 
 #include <unistd.h>
@@ -8,6 +9,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "kiln/data/dataset.h"
 
 namespace kiln::fuzz {
 
@@ -22,6 +26,12 @@ inline std::string write_input(const char* name, const std::uint8_t* data, std::
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return path;
+}
+
+inline void read_last_sample(const Dataset& dataset) {
+  std::vector<float> x(static_cast<std::size_t>(dataset.sample_shape().numel()));
+  std::int32_t y = 0;
+  dataset.get(dataset.size() - 1, x.data(), &y);
 }
 
 }  // namespace kiln::fuzz

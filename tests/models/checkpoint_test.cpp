@@ -42,6 +42,10 @@ struct Trained {
     ++state.global_step;
     ++state.epoch;
   }
+  void step_and_save(kiln::CheckpointFolder& folder, float gradient) {
+    step(gradient);
+    kiln::save_checkpoint(folder, *model.net, *optimizer, state);
+  }
   std::vector<float> first_weights() const {
     return model.net->parameters()[0]->value.to_vector<float>();
   }
@@ -59,8 +63,7 @@ TEST(Checkpoint, EachSaveIsOneUnitPublishedByLatestAndTheNewestKAreKept) {
   Trained t;
   kiln::CheckpointFolder folder(dir, 2);
   for (int k = 1; k <= 3; ++k) {
-    t.step(0.1f * static_cast<float>(k));
-    kiln::save_checkpoint(folder, *t.model.net, *t.optimizer, t.state);
+    t.step_and_save(folder, 0.1f * static_cast<float>(k));
     EXPECT_EQ(fs::read_symlink(fs::path(dir) / "latest").string(), fmt::format("ckpt-{:06}", k));
   }
   EXPECT_FALSE(fs::exists(fs::path(dir) / "ckpt-000001")) << "only the newest 2 are kept";
@@ -84,10 +87,8 @@ TEST(Checkpoint, PiecesOfDifferentSavesAreRefusedNamingTheFile) {
   const std::string dir = kiln::testing::fresh_checkpoint_dir("ckpt_mixed");
   Trained t;
   kiln::CheckpointFolder folder(dir, 3);
-  t.step(0.1f);
-  kiln::save_checkpoint(folder, *t.model.net, *t.optimizer, t.state);
-  t.step(0.2f);
-  kiln::save_checkpoint(folder, *t.model.net, *t.optimizer, t.state);
+  t.step_and_save(folder, 0.1f);
+  t.step_and_save(folder, 0.2f);
   // Epoch 2's weights beside epoch 1's state: the mix a rename-by-rename save could leave.
   const fs::path mixed = fs::path(dir) / "ckpt-000001" / "model.safetensors";
   fs::copy_file(fs::path(dir) / "ckpt-000002" / "model.safetensors", mixed,
@@ -109,8 +110,7 @@ TEST(Checkpoint, WhatAKilledWriterLeftIsRemovedAndAMissingUnitIsNamed) {
   Trained t;
   {
     kiln::CheckpointFolder folder(dir, 2);
-    t.step(0.1f);
-    kiln::save_checkpoint(folder, *t.model.net, *t.optimizer, t.state);
+    t.step_and_save(folder, 0.1f);
   }
   fs::create_directories(fs::path(dir) / ".ckpt-000002.tmp");  // killed while writing
   fs::create_directories(fs::path(dir) / "ckpt-000003");       // killed before publishing
@@ -150,8 +150,7 @@ TEST(Checkpoint, TheFirstLayoutIsStillReadAndConvertedByTheNextSave) {
   EXPECT_EQ(fresh.first_weights(), t.first_weights());
 
   kiln::CheckpointFolder folder(dir, 2);
-  t.step(0.2f);
-  kiln::save_checkpoint(folder, *t.model.net, *t.optimizer, t.state);
+  t.step_and_save(folder, 0.2f);
   EXPECT_TRUE(fs::is_symlink(dir + "/state.json")) << "the old files became links to the new unit";
   EXPECT_EQ(kiln::read_checkpoint(dir)->state.epoch, 2);
 }
