@@ -55,23 +55,22 @@ void replace_link(const fs::path& link, const std::string& target) {
              ec.message());
 }
 
+// `dir`, created if missing; checked before the lock file is made in it.
+const std::string& created_folder(const std::string& dir, int keep) {
+  KILN_CHECK(keep >= 1, "--keep-checkpoints must be at least 1, found {}", keep);
+  KILN_CHECK(!fs::exists(dir) || fs::is_directory(dir),
+             "--checkpoint '{}' is a file, not a folder: give a folder (it is created if missing)",
+             dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  KILN_CHECK(!ec, "cannot create checkpoint folder '{}': {}", dir, ec.message());
+  return dir;
+}
+
 }  // namespace
 
 CheckpointFolder::CheckpointFolder(const std::string& dir, int keep)
-    : dir_(dir), keep_(keep),
-      lock_(
-          [&] {
-            KILN_CHECK(keep >= 1, "--keep-checkpoints must be at least 1, found {}", keep);
-            KILN_CHECK(!fs::exists(dir) || fs::is_directory(dir),
-                       "--checkpoint '{}' is a file, not a folder: give a folder (it is created if "
-                       "missing)",
-                       dir);
-            std::error_code ec;
-            fs::create_directories(dir, ec);
-            KILN_CHECK(!ec, "cannot create checkpoint folder '{}': {}", dir, ec.message());
-            return dir;
-          }(),
-          "checkpoint folder") {
+    : dir_(dir), keep_(keep), lock_(created_folder(dir, keep), "checkpoint folder") {
   remove_leftovers();
 }
 
