@@ -64,6 +64,17 @@ std::string weights_of(const std::string& dir) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Whether a kill left a unit half written or written but not published (removed on restart).
+bool interrupted_a_save(const std::string& dir) {
+  const auto saved = kiln::read_checkpoint(dir);
+  const std::string latest = saved ? std::filesystem::path(saved->folder).filename().string() : "";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(".ckpt-") || (name.starts_with("ckpt-") && name > latest)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST(TrainKill9, ResumingAfterEachKillEndsWithTheUninterruptedWeightsBitForBit) {
@@ -80,7 +91,7 @@ TEST(TrainKill9, ResumingAfterEachKillEndsWithTheUninterruptedWeightsBitForBit) 
   // Each kill comes early in what is left, so most attempts are killed and each one still
   // advances: over the attempts the kills fall all along the run.
   std::uniform_real_distribution<double> moment(0.03 * run_s, 0.3 * run_s);
-  int kills = 0;
+  int kills = 0, in_saves = 0;
   for (int attempt = 0; attempt < 8; ++attempt) {
     const bool resume = kiln::read_checkpoint(killed).has_value();
     const pid_t pid = start(train_args(killed, resume));
@@ -88,14 +99,17 @@ TEST(TrainKill9, ResumingAfterEachKillEndsWithTheUninterruptedWeightsBitForBit) 
     std::this_thread::sleep_for(std::chrono::duration<double>(after_s));
     kill(pid, SIGKILL);
     const int code = wait_for(pid);
-    if (code == 128 + SIGKILL)
+    if (code == 128 + SIGKILL) {
       ++kills;
-    else
+      in_saves += interrupted_a_save(killed) ? 1 : 0;
+    } else {
       ASSERT_EQ(code, 0) << "attempt " << attempt << " (seed " << seed << ")";
+    }
     if (code == 0) break;  // it finished before the kill
   }
   EXPECT_GE(kills, 2) << "seed " << seed;
-  std::printf("uninterrupted run %.2f s; %d kills (seed %u)\n", run_s, kills, seed);
+  std::printf("uninterrupted run %.2f s; %d kills, %d of them inside a checkpoint save (seed %u)\n",
+              run_s, kills, in_saves, seed);
   if (weights_of(killed).empty() || kiln::read_checkpoint(killed)->state.epoch < 20)
     ASSERT_EQ(wait_for(start(train_args(killed, kiln::read_checkpoint(killed).has_value()))), 0)
         << "seed " << seed;
