@@ -323,7 +323,8 @@ EpochReport run_epoch(Run& r, std::int64_t epoch, const std::atomic<bool>* stop,
 void append_json_line(const std::string& path, const EpochReport& report) {
   std::ofstream log(path, std::ios::app);
   KILN_CHECK(log.good(), "cannot append to --log-json file '{}'", path);
-  log << to_json(report).dump() << "\n";
+  log << to_json(report).dump() << "\n" << std::flush;
+  KILN_CHECK(log.good(), "writing to --log-json file '{}' failed (disk full?)", path);
 }
 
 // Every output is created or opened before any work, so a bad path never costs an epoch.
