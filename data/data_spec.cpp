@@ -1,6 +1,8 @@
 // open_data: from a --data spec to train and test splits, with the usual input normalisation.
 #include "kiln/data/data_spec.h"
 
+#include <fmt/ranges.h>
+
 #include <filesystem>
 #include "kiln/core/error.h"
 #include "kiln/core/memory.h"
@@ -78,6 +80,14 @@ DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
   if (fs::is_directory(dir + "/train") && fs::is_directory(dir + "/test")) {
     auto train = std::make_shared<ImageFolderDataset>(dir + "/train");
     auto test = std::make_shared<ImageFolderDataset>(dir + "/test");
+    // A label is the position of its class folder: one folder missing shifts every label after it.
+    KILN_CHECK(train->class_names() == test->class_names(),
+               "{}/train has the classes {} but {}/test has {}: both need the same class folders",
+               dir, fmt::join(train->class_names(), ", "), dir,
+               fmt::join(test->class_names(), ", "));
+    KILN_CHECK(train->sample_shape() == test->sample_shape(),
+               "{}/train holds images of {} but {}/test of {}: both need one size", dir,
+               train->sample_shape().str(), dir, test->sample_shape().str());
     return {spread(std::move(train), o.samples), std::move(test)};
   }
   return held_out(std::make_shared<ImageFolderDataset>(dir), o);
