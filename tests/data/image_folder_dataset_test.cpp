@@ -186,6 +186,14 @@ TEST(ImageIo, HeadersClaimingHugeImagesAreRefusedBeforeAllocating) {
   EXPECT_CONTAINS(
       error_message([&] { kiln::decode_image(png_bytes.data(), png_bytes.size(), 1, "big.png"); }),
       "cannot decode PNG image big.png: it claims 100000 x 100000 pixels x 1 channel(s)");
+  put_be(png_bytes, 16, 10000, 4);  // 100 MB of pixels fit the limit, not in a 70-byte file
+  put_be(png_bytes, 20, 10000, 4);
+  put_be(png_bytes, 29, static_cast<std::uint32_t>(crc32(0, png_bytes.data() + 12, 17)), 4);
+  EXPECT_CONTAINS(error_message([&] {
+                    kiln::decode_image(png_bytes.data(), png_bytes.size(), 1, "small.png");
+                  }),
+                  "it claims 10000 x 10000 pixels, more than its " +
+                      std::to_string(png_bytes.size()) + " bytes can hold");
   kiln::write_jpeg((dir / "ok.jpg").string(), gradient(8, 8, 3));
   std::vector<std::uint8_t> jpeg = file_bytes(dir / "ok.jpg");
   std::size_t sof = 2;
@@ -196,6 +204,12 @@ TEST(ImageIo, HeadersClaimingHugeImagesAreRefusedBeforeAllocating) {
   EXPECT_CONTAINS(
       error_message([&] { kiln::decode_image(jpeg.data(), jpeg.size(), 3, "big.jpg"); }),
       "cannot decode JPEG image big.jpg: it claims 60000 x 60000 pixels x 3 channel(s)");
+  put_be(jpeg, sof + 5, 4000, 2);  // 48 MB of pixels fit the limit; 250,000 blocks not this file
+  put_be(jpeg, sof + 7, 4000, 2);
+  EXPECT_CONTAINS(
+      error_message([&] { kiln::decode_image(jpeg.data(), jpeg.size(), 3, "short.jpg"); }),
+      "it claims 4000 x 4000 pixels, more than its " + std::to_string(jpeg.size()) +
+          " bytes can hold");
 }
 
 TEST(ImageFolderDataset, AnImageOfAnotherSizeIsAnErrorUnlessASizeIsGiven) {
