@@ -3,8 +3,6 @@
 // runtime. This file is one of the CUDA seams: without CUDA the last two throw.
 #include "kiln/core/memory.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -141,12 +139,6 @@ DeviceMemoryInfo device_memory_info(Device device) {
 #else
   detail::throw_built_without_cuda("device_memory_info");
 #endif
-}
-
-std::size_t host_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
-                               : 0;
 }
 
 }  // namespace kiln

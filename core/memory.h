@@ -33,9 +33,6 @@ struct DeviceMemoryInfo {
 };
 // Free and total memory of a CUDA device as the driver sees it.
 DeviceMemoryInfo device_memory_info(Device device);
-// The host's physical memory in bytes (0 if unknown): the bound sizes from flags and files are
-// checked against before anything is allocated.
-std::size_t host_memory_bytes();
 
 // Thrown when a device allocation fails even after the cache was emptied; --find-batch-size
 // catches it to step back.

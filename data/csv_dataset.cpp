@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -48,6 +49,8 @@ bool blank(std::string_view line) { return trim(line).empty(); }
 CsvDataset::CsvDataset(const std::string& path, CsvOptions options) : path_(path) {
   std::ifstream file(path, std::ios::binary);
   KILN_CHECK(file.good(), "cannot open CSV file {}", path);
+  std::error_code ec;
+  check_fits_in_memory(std::filesystem::file_size(path, ec), path);
   std::stringstream buffer;
   buffer << file.rdbuf();
   const std::string text = buffer.str();

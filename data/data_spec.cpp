@@ -5,7 +5,7 @@
 
 #include <filesystem>
 #include "kiln/core/error.h"
-#include "kiln/core/memory.h"
+#include "kiln/core/host_memory.h"
 
 #include "kiln/data/article_dataset.h"
 #include "kiln/data/csv_dataset.h"

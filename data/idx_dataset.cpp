@@ -97,6 +97,8 @@ IdxArray read_idx(const std::string& path, int expected_ndim, const char* what) 
              "IDX header?",
              path, fmt::join(array.dims, " x "), kMaxBytes);
   const auto total = static_cast<std::size_t>(*product);
+  check_fits_in_memory(total,
+                       fmt::format("{} (dimensions {})", path, fmt::join(array.dims, " x ")));
   // Grown as the data arrives, so a header that promises more than the file holds ends in the
   // truncation error below, not in allocating what it promised.
   constexpr std::size_t kChunk = std::size_t{1} << 24;

@@ -70,6 +70,8 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
     label_source = fmt::format("{} (column {})", features_path, label_col);
   }
 
+  check_fits_in_memory(static_cast<std::uint64_t>(n * row) * sizeof(float),
+                       features_path + " (as float32)");
   const float scale = x.descr[1] == 'u' ? options.uint8_scale : 1.0f;
   values_.reserve(static_cast<std::size_t>(n * row));
   const std::int64_t stride = label_col >= 0 ? row + 1 : row;

@@ -5,11 +5,13 @@
 
 #include <bit>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
 #include "kiln/core/checked_math.h"
 #include "kiln/core/error.h"
+#include "kiln/data/dataset.h"
 
 namespace kiln {
 
@@ -102,6 +104,8 @@ double NpyArray::at(std::int64_t i) const {
 NpyArray read_npy(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   KILN_CHECK(file.good(), "cannot open .npy file {}", path);
+  std::error_code ec;
+  check_fits_in_memory(std::filesystem::file_size(path, ec), path);
   const std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(file)),
                                        std::istreambuf_iterator<char>());
   return parse_npy(data, path);

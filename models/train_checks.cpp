@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kiln/core/error.h"
-#include "kiln/core/memory.h"
+#include "kiln/core/host_memory.h"
 #include "kiln/data/data_loader.h"
 
 namespace kiln {
