@@ -71,7 +71,7 @@ TEST(TrainApp, HelpListsEveryOptionWithItsDefault) {
   for (const char* option : {"--device", "--model", "--data", "--samples", "--epochs", "--batch-size", "--lr",
                              "--optimizer", "--schedule", "--workers", "--pin-memory", "--no-shuffle", "--threads",
                              "--seed", "--checkpoint", "--resume", "--init", "--log-json", "--quiet",
-                             "--find-batch-size", "--tune-loader"})
+                             "--keep-checkpoints", "--find-batch-size", "--tune-loader"})
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
   EXPECT_NE(o.out.find("=article"), std::string::npos) << "defaults are shown";
 }
