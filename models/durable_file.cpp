@@ -62,6 +62,7 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
 }
 
 std::string read_whole_file(const std::string& path) {
+  KILN_CHECK(!std::filesystem::is_directory(path), "'{}' is a folder; a file was expected", path);
   std::ifstream in(path, std::ios::binary);
   KILN_CHECK(in.good(), "cannot open '{}': {}", path, std::strerror(errno));
   std::ostringstream bytes;
