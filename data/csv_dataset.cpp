@@ -49,8 +49,10 @@ bool blank(std::string_view line) { return trim(line).empty(); }
 CsvDataset::CsvDataset(const std::string& path, CsvOptions options) : path_(path) {
   std::ifstream file(path, std::ios::binary);
   KILN_CHECK(file.good(), "cannot open CSV file {}", path);
+  KILN_CHECK(!std::filesystem::is_directory(path), "{} is a folder; a file was expected", path);
   std::error_code ec;
-  check_fits_in_memory(std::filesystem::file_size(path, ec), path);
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec) check_fits_in_memory(size, path);
   std::stringstream buffer;
   buffer << file.rdbuf();
   const std::string text = buffer.str();

@@ -104,8 +104,10 @@ double NpyArray::at(std::int64_t i) const {
 NpyArray read_npy(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   KILN_CHECK(file.good(), "cannot open .npy file {}", path);
+  KILN_CHECK(!std::filesystem::is_directory(path), "{} is a folder; a file was expected", path);
   std::error_code ec;
-  check_fits_in_memory(std::filesystem::file_size(path, ec), path);
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec) check_fits_in_memory(size, path);
   const std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(file)),
                                        std::istreambuf_iterator<char>());
   return parse_npy(data, path);

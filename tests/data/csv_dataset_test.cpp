@@ -94,6 +94,8 @@ TEST(CsvDataset, MissingAndEmptyFilesAreNamed) {
   const auto dir = kiln::testing::fresh_folder("csv_missing");
   EXPECT_CONTAINS(error_message([&] { CsvDataset((dir / "nope.csv").string()); }),
                   "cannot open CSV file " + (dir / "nope.csv").string());
+  EXPECT_CONTAINS(error_message([&] { CsvDataset{dir.string()}; }),
+                  dir.string() + " is a folder; a file was expected");
   const std::string header_only = write_text(dir / "h.csv", "label,x\n");
   EXPECT_CONTAINS(error_message([&] { CsvDataset{header_only}; }),
                   header_only + " holds no data rows");

@@ -143,6 +143,8 @@ TEST(NpyDataset, BadFilesAndLabelsAreNamed) {
       big + ": labels must be in [0, 10): found 12 at index 0");
   EXPECT_CONTAINS(error_message([&] { NpyDataset((dir / "nope.npy").string()); }),
                   "cannot open .npy file");
+  EXPECT_CONTAINS(error_message([&] { NpyDataset{dir.string()}; }),
+                  dir.string() + " is a folder; a file was expected");
 }
 
 TEST(NpyDataset, AShapeWhoseSizePasses64BitsIsADamagedHeaderNotACrash) {
