@@ -1,13 +1,15 @@
 // kill -9 at random moments: train is killed a bounded number of times, resumed each time (from
 // scratch while no checkpoint exists yet), and must end with the weights of an uninterrupted run,
 // bit for bit, on the CPU. A kill may land anywhere: in a step, in an evaluation, in the middle of
-// writing or publishing a checkpoint.
+// writing or publishing a checkpoint. And a second run on a folder in use is refused, naming the
+// first.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -37,14 +39,15 @@ std::vector<std::string> train_args(const std::string& dir, bool resume) {
   return args;
 }
 
-pid_t start(const std::vector<std::string>& args) {
+// Starts `args` with its stderr sent to `err_path`.
+pid_t start(const std::vector<std::string>& args, const std::string& err_path = "/dev/null") {
   const pid_t pid = fork();
   if (pid == 0) {
     std::vector<char*> argv;
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    const int null = open("/dev/null", O_WRONLY);
-    dup2(null, STDERR_FILENO);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err, STDERR_FILENO);
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -116,4 +119,30 @@ TEST(TrainKill9, ResumingAfterEachKillEndsWithTheUninterruptedWeightsBitForBit) 
   EXPECT_EQ(weights_of(killed) == expected, true)
       << "the final weights differ from the uninterrupted run's after " << kills << " kills (seed "
       << seed << ", uninterrupted run " << run_s << " s)";
+}
+
+TEST(TrainLock, ASecondRunOnAFolderInUseIsRefusedNamingTheFirst) {
+  const std::string dir = kiln::testing::fresh_checkpoint_dir("lock_two_runs");
+  std::vector<std::string> args = train_args(dir, false);
+  // So many epochs that the first run holds the folder until it is killed.
+  *(std::find(args.begin(), args.end(), "--epochs") + 1) = "100000";
+  const pid_t first = start(args);
+  const auto give_up = Clock::now() + std::chrono::seconds(20);
+  std::string holder;
+  while (holder.empty() && Clock::now() < give_up) {  // the lock file says who holds it
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::ifstream in(dir + "/lock");
+    std::getline(in, holder);
+  }
+  const std::string err_path = dir + "_second.err";
+  const int second = wait_for(start(train_args(dir, false), err_path));
+  kill(first, SIGKILL);
+  wait_for(first);
+  std::ifstream in(err_path);
+  const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(second, 1) << err;
+  EXPECT_NE(err.find("checkpoint folder '" + dir + "' is in use by another run (process " +
+                     std::to_string(first) + " on "),
+            std::string::npos)
+      << err;
 }
