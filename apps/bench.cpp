@@ -6,6 +6,8 @@
 // size) on Fashion-MNIST written as an image folder, where decoding makes the loader matter.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -89,9 +91,21 @@ int run_loader_sweep(const BenchOptions& b) {
   return 0;
 }
 
+// --out is created and proved writable before anything is measured, so a bad path costs nothing.
+void prepare_out_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  KILN_CHECK(!ec && std::filesystem::is_directory(dir), "cannot create the --out folder '{}': {}",
+             dir, ec ? ec.message() : "a file of that name exists");
+  const std::string probe = dir + "/speedup.md";
+  KILN_CHECK(std::ofstream(probe, std::ios::app).good(), "cannot write '{}' (--out): {}", probe,
+             std::strerror(errno));
+}
+
 int run(BenchOptions b) {
   if (b.loader) return run_loader_sweep(b);
   KILN_CHECK(b.samples > 0 && b.batch_size > 0, "--samples and --batch-size must be positive");
+  prepare_out_dir(b.out_dir);
   KILN_CHECK(b.cpu || kiln::cuda_device_count() > 0, "--gpu-only (--device=gpu) needs a GPU, and none can be used: {}; "
              "measure the CPU with --device=cpu", kiln::cuda_unavailable_reason());
   std::cout << fmt::format("kiln bench: the article workload (784-1024-1024-1024-1024-10 MLP, {} samples "
@@ -166,6 +180,7 @@ int main(int argc, char** argv) {
   b.gpu = !cpu_only;
   try {
     if (!scaling.empty()) {  // each size is an `mpirun -np k train ...` beside this program
+      prepare_out_dir(b.out_dir);
       const auto train = std::filesystem::canonical("/proc/self/exe").parent_path() / "train";
       kiln::run_scaling_bench(kiln::article_scaling_job(train.string(), b.samples, b.batch_size, b.workers,
                                                         b.threads.empty() ? 1 : b.threads.front(), b.out_dir),

@@ -46,7 +46,13 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_flag(
       "--cuda-graph", o.cuda_graph,
       "GPU: replay each full batch's whole step (forward, backward, update) as one CUDA graph");
-  app.add_flag("--resume", o.resume, "continue from the checkpoint in --checkpoint");
+  app.add_option("--keep-checkpoints", o.keep_checkpoints,
+                 "the newest checkpoints kept in --checkpoint")
+      ->capture_default_str();
+  app.add_flag(
+      "--resume", o.resume,
+      "continue from the checkpoint in --checkpoint, which must hold one (to start fresh, drop "
+      "--resume or give an empty folder)");
   app.add_option("--init", o.init, "start from the weights of a safetensors file");
   app.add_option("--log-json", o.log_json, "append one JSON line per epoch to this file");
   app.add_flag("--quiet", o.quiet, "print nothing but errors");

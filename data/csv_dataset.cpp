@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -48,9 +49,15 @@ bool blank(std::string_view line) { return trim(line).empty(); }
 CsvDataset::CsvDataset(const std::string& path, CsvOptions options) : path_(path) {
   std::ifstream file(path, std::ios::binary);
   KILN_CHECK(file.good(), "cannot open CSV file {}", path);
+  KILN_CHECK(!std::filesystem::is_directory(path), "{} is a folder; a file was expected", path);
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec) check_fits_in_memory(size, path);
   std::stringstream buffer;
   buffer << file.rdbuf();
   const std::string text = buffer.str();
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the first cell.
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
   std::size_t columns = 0;
   std::int64_t first_line = 0;  // line number of the first row (header or data)
@@ -58,6 +65,7 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) : path_(path
   std::int32_t max_label = -1;
   std::vector<float> row_values;
   std::string_view rest(text);
+  if (rest.starts_with(kBom)) rest.remove_prefix(kBom.size());
   for (std::int64_t line_number = 1; !rest.empty(); ++line_number) {
     const std::size_t eol = rest.find('\n');
     const std::string_view line = rest.substr(0, eol);
@@ -130,7 +138,8 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) : path_(path
   KILN_CHECK(shape_.numel() == features_,
              "{} has {} feature columns, which cannot be viewed as samples of shape {}", path,
              features_, shape_.str());
-  num_classes_ = options.num_classes > 0 ? options.num_classes : max_label + 1;
+  num_classes_ =
+      options.num_classes > 0 ? options.num_classes : classes_from_max_label(max_label, path);
 }
 
 void CsvDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {

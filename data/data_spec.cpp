@@ -1,8 +1,11 @@
 // open_data: from a --data spec to train and test splits, with the usual input normalisation.
 #include "kiln/data/data_spec.h"
 
-#include "kiln/core/error.h"
+#include <fmt/ranges.h>
+
 #include <filesystem>
+#include "kiln/core/error.h"
+#include "kiln/core/host_memory.h"
 
 #include "kiln/data/article_dataset.h"
 #include "kiln/data/csv_dataset.h"
@@ -48,6 +51,12 @@ DataSplits fashion_mnist_splits(const std::string& folder, const DataSpecOptions
 DataSplits article_splits(const DataSpecOptions& o) {
   ArticleOptions options;
   if (o.samples > 0) options.size = o.samples;
+  // Generated, so any size parses; but each epoch's order holds 24 bytes per sample.
+  const auto most = static_cast<std::int64_t>(host_memory_bytes() / 32);
+  KILN_CHECK(most == 0 || options.size <= most,
+             "--samples {} for the article set: at most {} fit in this machine's memory (each "
+             "epoch's sample order takes 24 bytes per sample)",
+             options.size, most);
   options.seed = o.seed;
   const std::int64_t train_size = options.size;
   const std::int64_t test_size = std::max<std::int64_t>(1, train_size / 8);
@@ -71,6 +80,14 @@ DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
   if (fs::is_directory(dir + "/train") && fs::is_directory(dir + "/test")) {
     auto train = std::make_shared<ImageFolderDataset>(dir + "/train");
     auto test = std::make_shared<ImageFolderDataset>(dir + "/test");
+    // A label is the position of its class folder: one folder missing shifts every label after it.
+    KILN_CHECK(train->class_names() == test->class_names(),
+               "{}/train has the classes {} but {}/test has {}: both need the same class folders",
+               dir, fmt::join(train->class_names(), ", "), dir,
+               fmt::join(test->class_names(), ", "));
+    KILN_CHECK(train->sample_shape() == test->sample_shape(),
+               "{}/train holds images of {} but {}/test of {}: both need one size", dir,
+               train->sample_shape().str(), dir, test->sample_shape().str());
     return {spread(std::move(train), o.samples), std::move(test)};
   }
   return held_out(std::make_shared<ImageFolderDataset>(dir), o);

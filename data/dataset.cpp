@@ -2,12 +2,31 @@
 #include "kiln/data/dataset.h"
 
 #include "kiln/core/error.h"
+#include "kiln/core/host_memory.h"
 
 namespace kiln {
 
 void check_sample_index(const Dataset& dataset, std::int64_t index) {
   KILN_CHECK(index >= 0 && index < dataset.size(), "sample index {} is out of range [0, {}) of {}",
              index, dataset.size(), dataset.describe());
+}
+
+void check_fits_in_memory(std::uint64_t bytes, const std::string& source) {
+  const std::uint64_t half = host_memory_bytes() / 2;
+  KILN_CHECK(half == 0 || bytes <= half,
+             "{} needs {:.1f} GiB in memory, more than half of this machine's {:.1f} GiB: a "
+             "damaged header, or a data set to split into smaller files",
+             source, static_cast<double>(bytes) / 1073741824.0,
+             static_cast<double>(2 * half) / 1073741824.0);
+}
+
+std::int32_t classes_from_max_label(std::int64_t max_label, const std::string& source) {
+  constexpr std::int64_t kMaxClasses = 1'000'000;
+  KILN_CHECK(max_label < kMaxClasses,
+             "{}: the largest label is {}, which would make {} classes (at most {} are inferred): "
+             "labels must be class indices 0, 1, 2, ...",
+             source, max_label, max_label + 1, kMaxClasses);
+  return static_cast<std::int32_t>(max_label + 1);
 }
 
 }  // namespace kiln

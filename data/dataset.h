@@ -37,4 +37,14 @@ class Dataset {
 // Throws kiln::Error unless 0 <= index < dataset.size(); for get() implementations.
 void check_sample_index(const Dataset& dataset, std::int64_t index);
 
+// Throws kiln::Error naming `source` when `bytes` of it, to be held in memory, pass half of the
+// host's memory: a damaged header, a decompression bomb or a file too large to load, caught
+// before the allocation rather than by the out-of-memory killer.
+void check_fits_in_memory(std::uint64_t bytes, const std::string& source);
+
+// The number of classes a data set without a stated count infers from its largest label
+// (max_label + 1). Throws kiln::Error naming `source` past a million classes: such labels are
+// not class indices, and the model's last layer would not fit in memory.
+std::int32_t classes_from_max_label(std::int64_t max_label, const std::string& source);
+
 }  // namespace kiln

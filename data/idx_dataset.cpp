@@ -7,8 +7,10 @@
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "kiln/core/checked_math.h"
 #include "kiln/core/error.h"
 
 namespace kiln {
@@ -78,21 +80,35 @@ IdxArray read_idx(const std::string& path, int expected_ndim, const char* what) 
       path, what, found, magic_text(kUnsignedByte, expected_ndim), expected_ndim,
       expected_ndim == 1 ? "" : "s");
   IdxArray array;
-  std::size_t total = 1;
   for (int d = 0; d < expected_ndim; ++d) {
     std::uint8_t b[4] = {};
     KILN_CHECK(file.read(b, 4) == 4, "{} is truncated: it ends inside the size of dimension {}",
                path, d);
     const std::int64_t extent =
         (std::int64_t{b[0]} << 24) | (std::int64_t{b[1]} << 16) | (std::int64_t{b[2]} << 8) | b[3];
+    KILN_CHECK(extent >= 1, "{} holds no {}: dimension {} of its IDX header is 0", path, what, d);
     array.dims.push_back(extent);
-    total *= static_cast<std::size_t>(extent);
-    // A damaged header must give an error, not an attempt to allocate terabytes.
-    KILN_CHECK(total <= kMaxBytes, "{} claims dimensions {} ({}+ bytes): a damaged IDX header?",
-               path, fmt::join(array.dims, " x "), total);
   }
-  array.bytes.resize(total);
-  const std::size_t read = file.read(array.bytes.data(), total);
+  // Three 32-bit extents can pass 64 bits; a damaged header must give an error, not an attempt
+  // to allocate terabytes (or a product wrapped to a small number).
+  const auto product = checked_product(array.dims);
+  KILN_CHECK(product && static_cast<std::size_t>(*product) <= kMaxBytes,
+             "{} claims dimensions {}, more than the {} bytes an IDX file may hold here: a damaged "
+             "IDX header?",
+             path, fmt::join(array.dims, " x "), kMaxBytes);
+  const auto total = static_cast<std::size_t>(*product);
+  check_fits_in_memory(total,
+                       fmt::format("{} (dimensions {})", path, fmt::join(array.dims, " x ")));
+  // Grown as the data arrives, so a header that promises more than the file holds ends in the
+  // truncation error below, not in allocating what it promised.
+  constexpr std::size_t kChunk = std::size_t{1} << 24;
+  std::size_t read = 0;
+  while (read < total) {
+    array.bytes.resize(std::min(total, read + kChunk));
+    const std::size_t got = file.read(array.bytes.data() + read, array.bytes.size() - read);
+    read += got;
+    if (read < array.bytes.size()) break;  // the end of the file
+  }
   KILN_CHECK(read == total, "{} is truncated: its header promises {} bytes of data, found {}", path,
              total, read);
   return array;

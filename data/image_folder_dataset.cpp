@@ -101,16 +101,27 @@ ImageFolderDataset::ImageFolderDataset(const std::string& root, ImageFolderOptio
     labels_.insert(labels_.end(), images.size(), label);
     files_.insert(files_.end(), images.begin(), images.end());
   }
-  if (options_.height == 0 || options_.width == 0) {
+  KILN_CHECK((options_.height == 0) == (options_.width == 0),
+             "image size must give both height and width (or neither, to take the first image's), "
+             "found {} x {}",
+             options_.height, options_.width);
+  resize_ = options_.height > 0;
+  if (!resize_) {
     const Image8 first = read_image(files_.front(), options_.channels);
-    if (options_.height == 0) options_.height = first.height;
-    if (options_.width == 0) options_.width = first.width;
+    options_.height = first.height;
+    options_.width = first.width;
   }
 }
 
 void ImageFolderDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
   check_sample_index(*this, index);
   const Image8 image = read_image(path(index), options_.channels);
+  KILN_CHECK(resize_ || (image.height == options_.height && image.width == options_.width),
+             "{} is {} x {} pixels but {} (the first image) is {} x {}: the images of a folder "
+             "must share one size, or give a size (ImageFolderOptions height and width) to resize "
+             "them all",
+             path(index), image.height, image.width, files_.front(), options_.height,
+             options_.width);
   resize_normalize(image.pixels.data(), image.height, image.width, options_.channels, x_out,
                    options_.height, options_.width, options_.mean, options_.stddev);
   *y_out = labels_[static_cast<std::size_t>(index)];

@@ -13,7 +13,8 @@
 namespace kiln {
 
 struct ImageFolderOptions {
-  // The size samples are resized to; 0 takes it from the first image.
+  // The size samples are resized to. 0 (both) takes it from the first image and then requires
+  // every image to have that size: a different one is an error, never resized silently.
   std::int64_t height = 0;
   std::int64_t width = 0;
   int channels = 1;  // 1: gray, 3: RGB
@@ -48,6 +49,7 @@ class ImageFolderDataset : public Dataset {
   std::vector<std::string> classes_;
   std::vector<std::string> files_;
   std::vector<std::int32_t> labels_;
+  bool resize_ = false;  // a size was given: images are resized to it
 };
 
 // Bilinear resize with pixel centres aligned (OpenCV INTER_LINEAR, PyTorch align_corners=False)

@@ -11,6 +11,7 @@
 #include <jpeglib.h>
 #include <png.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -19,6 +20,39 @@
 namespace kiln {
 
 namespace {
+
+// The largest image decoded, in bytes of pixels: a header may claim up to 2^31 x 2^31 pixels,
+// and the buffer is allocated before the first row is read.
+constexpr std::uint64_t kMaxImageBytes = std::uint64_t{1} << 28;
+
+// Writes why (height, width, channels) cannot be decoded into `text` and returns it: an empty
+// image, or one larger than kMaxImageBytes. Returns nullptr when the size is fine. No std::string:
+// jpeg_decode calls it between setjmp and a possible longjmp.
+const char* size_problem(std::uint64_t height, std::uint64_t width, int channels, char* text,
+                         std::size_t size) {
+  const auto channel_count = static_cast<std::uint64_t>(channels);
+  if (height > 0 && width > 0 && height * width * channel_count <= kMaxImageBytes) return nullptr;
+  const auto end = height == 0 || width == 0
+                       ? fmt::format_to_n(text, size - 1, "it claims {} x {} pixels", height, width)
+                       : fmt::format_to_n(text, size - 1,
+                                          "it claims {} x {} pixels x {} channel(s), more than the "
+                                          "{} MiB of pixels kiln decodes (a damaged file?)",
+                                          height, width, channels, kMaxImageBytes >> 20);
+  *end.out = '\0';
+  return text;
+}
+
+// Writes the error for a header that claims more pixels than `size` bytes of file can encode
+// into `text` and returns it.
+const char* more_than_the_file_holds(std::uint64_t height, std::uint64_t width, std::size_t size,
+                                     char* text, std::size_t text_size) {
+  *fmt::format_to_n(text, text_size - 1,
+                    "it claims {} x {} pixels, more than its {} bytes can hold (a truncated or "
+                    "damaged file?)",
+                    height, width, size)
+       .out = '\0';
+  return text;
+}
 
 struct JpegErrors {
   jpeg_error_mgr manager;
@@ -61,15 +95,39 @@ const char* jpeg_decode(const std::uint8_t* data, std::size_t size, int channels
   jpeg_mem_src(&info, data, static_cast<unsigned long>(size));
   jpeg_read_header(&info, TRUE);
   info.out_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  // Checked before the buffer is allocated; libjpeg limits each side to 65500, not the product.
+  if (size_problem(info.image_height, info.image_width, channels, errors->message,
+                   sizeof errors->message) != nullptr) {
+    jpeg_destroy_decompress(&info);
+    return errors->message;
+  }
+  // Huffman coding spends at least one bit on each 8 x 8 block's DC value (arithmetic coding
+  // has no such floor): a short file claiming a large image fails here, not after allocating.
+  const std::uint64_t blocks =
+      (std::uint64_t{info.image_width} + 7) / 8 * ((std::uint64_t{info.image_height} + 7) / 8);
+  if (!info.arith_code && blocks > 8 * std::uint64_t{size}) {
+    more_than_the_file_holds(info.image_height, info.image_width, size, errors->message,
+                             sizeof errors->message);
+    jpeg_destroy_decompress(&info);
+    return errors->message;
+  }
   jpeg_start_decompress(&info);
   out->width = info.output_width;
   out->height = info.output_height;
   out->channels = info.output_components;
-  out->pixels.resize(static_cast<std::size_t>(out->width * out->height * out->channels));
-  while (info.output_scanline < info.output_height) {
-    JSAMPROW row = out->pixels.data() +
-                   static_cast<std::size_t>(info.output_scanline) * out->width * out->channels;
+  // The buffer grows with the rows decoded and decoding stops at the end of the data, so a
+  // short file claiming a large image costs what it holds, not what it claims.
+  const auto row_bytes = static_cast<std::size_t>(out->width * out->channels);
+  out->pixels.clear();
+  out->pixels.reserve(std::min<std::size_t>(row_bytes * info.output_height, 64 * row_bytes));
+  while (info.output_scanline < info.output_height && !errors->truncated) {
+    out->pixels.resize(out->pixels.size() + row_bytes);
+    JSAMPROW row = out->pixels.data() + static_cast<std::size_t>(info.output_scanline) * row_bytes;
     jpeg_read_scanlines(&info, &row, 1);
+  }
+  if (errors->truncated) {
+    jpeg_destroy_decompress(&info);
+    return "premature end of the JPEG data (a truncated file?)";
   }
   jpeg_finish_decompress(&info);
   jpeg_destroy_decompress(&info);
@@ -112,6 +170,20 @@ Image8 png_decode(const std::uint8_t* data, std::size_t size, int channels,
   KILN_CHECK(png_image_begin_read_from_memory(&image, data, size) != 0,
              "cannot decode PNG image {}: {}", name, image.message);
   image.format = channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+  char problem[200];
+  if (size_problem(image.height, image.width, channels, problem, sizeof problem) != nullptr) {
+    png_image_free(&image);
+    KILN_THROW("cannot decode PNG image {}: {}", name, problem);
+  }
+  // Deflate expands at most 1032 times, and a row holds at least a filter byte and one bit per
+  // pixel: a header claiming more than the file can hold is refused before the buffer is made.
+  const std::uint64_t least_raw =
+      std::uint64_t{image.height} * (1 + (std::uint64_t{image.width} + 7) / 8);
+  if (least_raw > 1032 * std::uint64_t{size} + 4096) {
+    png_image_free(&image);
+    KILN_THROW("cannot decode PNG image {}: {}", name,
+               more_than_the_file_holds(image.height, image.width, size, problem, sizeof problem));
+  }
   Image8 out{image.height, image.width, channels, std::vector<std::uint8_t>(PNG_IMAGE_SIZE(image))};
   const int ok = png_image_finish_read(&image, nullptr, out.pixels.data(), 0, nullptr);
   if (ok == 0) {

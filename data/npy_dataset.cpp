@@ -27,6 +27,11 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
              features_path, x.descr);
   KILN_CHECK(!x.shape.empty(), "{}: features of shape () hold no samples: expected (N, ...)",
              features_path);
+  for (std::size_t d = 0; d < x.shape.size(); ++d)
+    KILN_CHECK(x.shape[d] >= 1,
+               "{}: features of shape {} hold no data (dimension {} is 0): expected at least one "
+               "sample of at least one value",
+               features_path, shape_text(x.shape), d);
   const std::int64_t n = x.shape[0];
   std::vector<std::int64_t> sample(x.shape.begin() + 1, x.shape.end());
   if (sample.empty()) sample.push_back(1);  // (N): one feature per sample
@@ -35,7 +40,7 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
 
   std::vector<double> labels(static_cast<std::size_t>(n));
   std::string label_source;
-  int label_col = -1;
+  std::int64_t label_col = -1;
   if (!options.labels_path.empty()) {
     const NpyArray y = read_npy(options.labels_path);
     KILN_CHECK(npy_is_integer(y.descr),
@@ -54,8 +59,7 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
                "column works only in a 2-D (N, F) array",
                features_path, shape_text(x.shape));
     const std::int64_t cols = x.shape[1];
-    label_col = static_cast<int>(options.label_column < 0 ? cols + options.label_column
-                                                          : options.label_column);
+    label_col = options.label_column < 0 ? cols + options.label_column : options.label_column;
     KILN_CHECK(cols >= 2 && label_col >= 0 && label_col < cols,
                "{}: label column {} is out of range for shape {}", features_path,
                options.label_column, shape_text(x.shape));
@@ -66,12 +70,22 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
     label_source = fmt::format("{} (column {})", features_path, label_col);
   }
 
+  check_fits_in_memory(static_cast<std::uint64_t>(n * row) * sizeof(float),
+                       features_path + " (as float32)");
   const float scale = x.descr[1] == 'u' ? options.uint8_scale : 1.0f;
   values_.reserve(static_cast<std::size_t>(n * row));
   const std::int64_t stride = label_col >= 0 ? row + 1 : row;
   for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t k = 0; k < stride; ++k)
-      if (k != label_col) values_.push_back(static_cast<float>(x.at(i * stride + k)) * scale);
+    for (std::int64_t k = 0; k < stride; ++k) {
+      if (k == label_col) continue;
+      const float v = static_cast<float>(x.at(i * stride + k)) * scale;
+      // Checked once here: a NaN would otherwise surface steps later as a NaN loss.
+      KILN_CHECK(std::isfinite(v),
+                 "{}: feature {} of sample {} is {}: kiln trains on finite numbers only; fix or "
+                 "drop that sample",
+                 features_path, label_col >= 0 && k > label_col ? k - 1 : k, i, v);
+      values_.push_back(v);
+    }
 
   std::int64_t max_label = -1;
   labels_.resize(static_cast<std::size_t>(n));
@@ -87,8 +101,8 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
   }
   shape_ = Shape(sample);
   features_ = row;
-  num_classes_ =
-      options.num_classes > 0 ? options.num_classes : static_cast<std::int32_t>(max_label + 1);
+  num_classes_ = options.num_classes > 0 ? options.num_classes
+                                         : classes_from_max_label(max_label, label_source);
 }
 
 void NpyDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {

@@ -5,10 +5,13 @@
 
 #include <bit>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "kiln/core/checked_math.h"
 #include "kiln/core/error.h"
+#include "kiln/data/dataset.h"
 
 namespace kiln {
 
@@ -39,7 +42,10 @@ std::vector<std::int64_t> parse_shape(std::string_view text, const std::string& 
   std::int64_t value = -1;
   for (char c : text.substr(1, close - 1)) {
     if (c >= '0' && c <= '9') {
-      value = (value < 0 ? 0 : value * 10) + (c - '0');
+      const std::int64_t digits = value < 0 ? 0 : value;
+      KILN_CHECK(digits <= (INT64_MAX - 9) / 10,
+                 "{}: an extent in the .npy header's shape passes 2^63: {}", path, header);
+      value = digits * 10 + (c - '0');
     } else if (c == ',') {
       KILN_CHECK(value >= 0, "{}: cannot read the shape in the .npy header {}", path, header);
       shape.push_back(value);
@@ -98,8 +104,16 @@ double NpyArray::at(std::int64_t i) const {
 NpyArray read_npy(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   KILN_CHECK(file.good(), "cannot open .npy file {}", path);
+  KILN_CHECK(!std::filesystem::is_directory(path), "{} is a folder; a file was expected", path);
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec) check_fits_in_memory(size, path);
   const std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(file)),
                                        std::istreambuf_iterator<char>());
+  return parse_npy(data, path);
+}
+
+NpyArray parse_npy(std::span<const std::uint8_t> data, const std::string& path) {
   static constexpr std::uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   KILN_CHECK(data.size() >= 10 && std::memcmp(data.data(), kMagic, 6) == 0,
              "{} is not a NumPy .npy file: it does not start with \\x93NUMPY", path);
@@ -135,7 +149,12 @@ NpyArray read_npy(const std::string& path) {
       "{}: dtype '{}' is not supported: use float32 ('<f4'), float64 ('<f8'), uint8 ('|u1') or a "
       "little-endian integer type",
       path, array.descr);
-  const std::size_t need = static_cast<std::size_t>(array.numel()) * item;
+  const auto numel = checked_product(array.shape);
+  const auto need_bytes = numel ? checked_mul(*numel, static_cast<std::int64_t>(item)) : numel;
+  KILN_CHECK(need_bytes.has_value(),
+             "{}: shape ({}) of '{}' needs more than 2^63 bytes: a damaged .npy header?", path,
+             fmt::join(array.shape, ", "), array.descr);
+  const auto need = static_cast<std::size_t>(*need_bytes);
   const std::size_t have = data.size() - prefix - header_len;
   KILN_CHECK(have >= need, "{} is truncated: shape ({}) of '{}' needs {} bytes of data, found {}",
              path, fmt::join(array.shape, ", "), array.descr, need, have);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct NpyArray {
 // Throws kiln::Error naming the file: not an .npy file, an unsupported version, a header that
 // cannot be parsed, fortran_order True, an unsupported dtype, or fewer bytes than the shape needs.
 NpyArray read_npy(const std::string& path);
+// The same from the bytes of a whole file; `path` names it in error messages.
+NpyArray parse_npy(std::span<const std::uint8_t> bytes, const std::string& path);
 
 // Size in bytes of one element of a supported descr, 0 if not supported.
 std::size_t npy_item_size(const std::string& descr);

@@ -1,39 +1,46 @@
-// Checkpoint folders over safetensors and a small JSON state file.
+// Checkpoint units over safetensors and state.json. The CRC32 (zlib's) of each piece goes into
+// state.json, which is written last inside the unit: a piece from any other save does not match.
 #include "kiln/models/checkpoint.h"
 
-#include <nlohmann/json.hpp>
-
-#include <filesystem>
-#include <fstream>
+#include <zlib.h>
 
 #include "kiln/core/ops.h"
+#include "kiln/models/durable_file.h"
 #include "kiln/models/safetensors.h"
 
 namespace kiln {
 
-namespace fs = std::filesystem;
-
 namespace {
 
-nlohmann::json to_json(const TrainingState& s) {
-  return {{"epoch", s.epoch},       {"batches_done", s.batches_done}, {"global_step", s.global_step},
-          {"seed", s.seed},         {"generator_offset", s.generator_offset},
-          {"model", s.model},       {"data", s.data},
-          {"batch_size", s.batch_size}, {"optimizer", s.optimizer},   {"format", "kiln-checkpoint-1"}};
+constexpr const char* kWeights = "model.safetensors";
+constexpr const char* kMoments = "optimizer.safetensors";
+constexpr const char* kState = "state.json";
+
+CheckpointPiece piece_of(std::string_view bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (std::size_t done = 0; done < bytes.size();) {  // crc32 takes at most 4 GiB at a time
+    const auto n = static_cast<uInt>(std::min<std::size_t>(bytes.size() - done, 1u << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + done), n);
+    done += n;
+  }
+  return {bytes.size(), static_cast<std::uint32_t>(crc)};
 }
 
-TrainingState from_json(const nlohmann::json& j) {
-  TrainingState s;
-  s.epoch = j.at("epoch");
-  s.batches_done = j.at("batches_done");
-  s.global_step = j.at("global_step");
-  s.seed = j.at("seed");
-  s.generator_offset = j.at("generator_offset");
-  s.model = j.at("model");
-  s.data = j.at("data");
-  s.batch_size = j.at("batch_size");
-  s.optimizer = j.at("optimizer");
-  return s;
+// The bytes of one piece of `saved`, checked against what its state.json records.
+std::string read_piece(const SavedCheckpoint& saved, const char* name) {
+  const std::string path = saved.folder + "/" + name;
+  std::string bytes = read_whole_file(path);
+  if (saved.state.pieces.empty()) return bytes;  // the first layout recorded nothing
+  const auto it = saved.state.pieces.find(name);
+  KILN_CHECK(it != saved.state.pieces.end(), "'{}/{}' does not record the piece {}", saved.folder,
+             kState, name);
+  const CheckpointPiece found = piece_of(bytes);
+  KILN_CHECK(found == it->second,
+             "'{}' does not belong to its checkpoint: {} bytes with CRC32 {:08x}, but {} records "
+             "{} bytes with CRC32 {:08x}; it was changed or mixed with another save: resume from "
+             "an older ckpt-N folder (point 'latest' at it) or start fresh",
+             path, found.bytes, found.crc32, kState, it->second.bytes, it->second.crc32);
+  return bytes;
 }
 
 // Copies `tensors` into `targets` by name; both sides must match exactly.
@@ -63,48 +70,45 @@ std::map<std::string, Tensor*> weight_targets(Module& model) {
 
 }  // namespace
 
-void save_checkpoint(const std::string& dir, const Module& model, const Optimizer& optimizer,
-                     const TrainingState& state) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  KILN_CHECK(!ec, "cannot create checkpoint folder '{}': {}", dir, ec.message());
+void save_checkpoint(CheckpointFolder& folder, const Module& model, const Optimizer& optimizer,
+                     TrainingState state) {
   std::vector<std::pair<std::string, Tensor>> weights;
   for (const Parameter* p : model.parameters()) weights.emplace_back(p->name, p->value);
   for (const Buffer* b : model.buffers()) weights.emplace_back(b->name, b->value);
-  save_safetensors(dir + "/model.safetensors", weights, {{"format", "pt"}, {"model", state.model}});
   const std::map<std::string, Tensor> moments = optimizer.state();
   const std::vector<std::pair<std::string, Tensor>> optimizer_state(moments.begin(), moments.end());
-  save_safetensors(dir + "/optimizer.safetensors", optimizer_state, {{"optimizer", optimizer.describe()}});
-  nlohmann::json j = to_json(state);
-  j["optimizer_steps"] = optimizer.steps();
-  write_file_atomically(dir + "/state.json", j.dump(2) + "\n");
+  std::vector<std::pair<std::string, std::string>> pieces;
+  pieces.emplace_back(kWeights,
+                      serialize_safetensors(weights, {{"format", "pt"}, {"model", state.model}}));
+  pieces.emplace_back(
+      kMoments, serialize_safetensors(optimizer_state, {{"optimizer", optimizer.describe()}}));
+  state.optimizer_steps = optimizer.steps();
+  state.pieces.clear();
+  for (const auto& [name, bytes] : pieces) state.pieces[name] = piece_of(bytes);
+  pieces.emplace_back(kState, state_to_json(state));
+  folder.publish(pieces);
 }
 
-std::optional<TrainingState> load_checkpoint(const std::string& dir, Module& model, Optimizer& optimizer) {
-  const std::string state_path = dir + "/state.json";
-  if (!fs::exists(state_path)) return std::nullopt;
-  nlohmann::json j;
-  try {
-    std::ifstream in(state_path);
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    KILN_THROW("'{}' is not a readable checkpoint state: {}", state_path, e.what());
-  }
-  TrainingState state;
-  std::int64_t optimizer_steps = 0;
-  try {
-    state = from_json(j);
-    optimizer_steps = j.at("optimizer_steps");
-  } catch (const nlohmann::json::exception& e) {
-    KILN_THROW("'{}' lacks a field of a kiln checkpoint: {}", state_path, e.what());
-  }
-  const SafetensorsFile weights = load_safetensors(dir + "/model.safetensors");
-  copy_by_name(dir + "/model.safetensors", weights.tensors, weight_targets(model));
-  const SafetensorsFile moments = load_safetensors(dir + "/optimizer.safetensors");
+std::optional<SavedCheckpoint> read_checkpoint(const std::string& dir) {
+  const std::optional<std::string> folder = find_checkpoint(dir);
+  if (!folder) return std::nullopt;
+  const std::string path = *folder + "/" + kState;
+  return SavedCheckpoint{*folder, parse_training_state(read_whole_file(path), path)};
+}
+
+void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& optimizer) {
+  const std::string weights_path = saved.folder + "/" + kWeights;
+  const SafetensorsFile weights = parse_safetensors(read_piece(saved, kWeights), weights_path);
+  copy_by_name(weights_path, weights.tensors, weight_targets(model));
+  const std::string moments_path = saved.folder + "/" + kMoments;
+  const SafetensorsFile moments = parse_safetensors(read_piece(saved, kMoments), moments_path);
   std::map<std::string, Tensor> on_device;
   for (const auto& [name, t] : moments.tensors) on_device[name] = t.to(model.device());
-  optimizer.load_state(on_device, optimizer_steps);
-  return state;
+  try {
+    optimizer.load_state(on_device, saved.state.optimizer_steps);
+  } catch (const Error& e) {  // the optimizer's message names the tensor; this names the file
+    KILN_THROW("'{}': {}", moments_path, e.what());
+  }
 }
 
 void load_weights(const std::string& path, Module& model) {

@@ -1,35 +1,34 @@
-// Checkpoints: a folder holding model.safetensors (the weights, named as in PyTorch:
-// "layers.0.weight"), optimizer.safetensors (momentum buffers, moments) and state.json (epoch,
-// position in the epoch, optimizer steps, RNG state, and the run's settings). Each file is written
-// atomically, state.json last, so a crash mid-save leaves the previous checkpoint readable.
+// Checkpoints: model.safetensors (the weights, named as in PyTorch: "layers.0.weight"),
+// optimizer.safetensors (momentum buffers, moments) and state.json (models/training_state.h:
+// epoch, position in the epoch, steps, RNG state, the run's settings and each piece's size and
+// CRC32), written together as one unit of a CheckpointFolder (models/checkpoint_folder.h), so a
+// crash at any moment leaves the previous checkpoint or the new one, never a mix.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
 
 #include "kiln/layers/module.h"
+#include "kiln/models/checkpoint_folder.h"
+#include "kiln/models/training_state.h"
 #include "kiln/optim/optimizer.h"
 
 namespace kiln {
 
-struct TrainingState {
-  std::int64_t epoch = 0;          // epochs completed
-  std::int64_t batches_done = 0;   // batches of epoch `epoch` already trained (an interrupted epoch)
-  std::int64_t global_step = 0;    // optimizer steps so far
-  std::uint64_t seed = 0;
-  std::uint64_t generator_offset = 0;  // the training Generator's counter (dropout masks)
-  std::string model;               // the --model spec, checked on resume
-  std::string data;                // the --data spec, checked on resume
-  std::int64_t batch_size = 0;
-  std::string optimizer;
-};
+// Writes the next unit of `folder`; state.pieces is filled in here.
+void save_checkpoint(CheckpointFolder& folder, const Module& model, const Optimizer& optimizer,
+                     TrainingState state);
 
-void save_checkpoint(const std::string& dir, const Module& model, const Optimizer& optimizer,
-                     const TrainingState& state);
-// Returns nothing when `dir` holds no checkpoint; throws kiln::Error when it holds a broken one
-// or one of another model.
-std::optional<TrainingState> load_checkpoint(const std::string& dir, Module& model, Optimizer& optimizer);
+struct SavedCheckpoint {
+  std::string folder;  // where its pieces lie: a unit of the folder, or the folder itself
+  TrainingState state;
+};
+// The newest checkpoint of `dir`, its state.json read and checked; nothing when `dir` holds none.
+std::optional<SavedCheckpoint> read_checkpoint(const std::string& dir);
+// Loads the weights and the optimizer state of `saved` after checking that the pieces are the
+// ones its state.json records (size and CRC32): pieces of different saves are refused, naming
+// the file. Throws kiln::Error for a broken piece or one of another model.
+void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& optimizer);
 
 // Copies weights from a safetensors file into the model's parameters and buffers by name (--init).
 // Every parameter must be present with its shape; extra tensors in the file are an error too,

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,11 +22,13 @@ struct SafetensorsFile {
 // Tensors may live on any device; they are read to the host. float32 and int32 only.
 void save_safetensors(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
                       const std::map<std::string, std::string>& metadata = {});
-// Throws kiln::Error naming the file and what is wrong (truncated, bad header, unsupported dtype).
+// The bytes of such a file, for writers that place them themselves (checkpoint folders).
+std::string serialize_safetensors(const std::vector<std::pair<std::string, Tensor>>& tensors,
+                                  const std::map<std::string, std::string>& metadata = {});
+// Throws kiln::Error naming the file and what is wrong (truncated, bad header, unsupported dtype,
+// offsets that do not fit: models/safetensors_header.h).
 SafetensorsFile load_safetensors(const std::string& path);
-
-// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so a crash
-// leaves either the old file or the new one, never a torn one.
-void write_file_atomically(const std::string& path, const std::string& bytes);
+// The same from the bytes of a whole file; `path` names it in error messages.
+SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& path);
 
 }  // namespace kiln

@@ -29,6 +29,7 @@
 #include "kiln/models/diagnosis.h"
 #include "kiln/models/model_spec.h"
 #include "kiln/models/report_format.h"
+#include "kiln/models/train_checks.h"
 #include "kiln/optim/gradient_reducer.h"
 #include "kiln/optim/lr_schedule.h"
 #include "kiln/optim/make_optimizer.h"
@@ -41,14 +42,28 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// More loader threads than this is a typing mistake, not a setting (and ends in EAGAIN).
+constexpr int kMaxWorkers = 256;
+
 void check_options(const TrainOptions& o) {
   KILN_CHECK(o.epochs >= 1, "--epochs must be at least 1, found {}", o.epochs);
   KILN_CHECK(o.batch_size >= 1, "--batch-size must be at least 1, found {}", o.batch_size);
+  KILN_CHECK(o.samples >= 0, "--samples must be >= 0 (0: all samples), found {}", o.samples);
   KILN_CHECK(o.lr > 0.0f && std::isfinite(o.lr), "--lr must be positive, found {}", o.lr);
-  KILN_CHECK(o.workers >= 0, "--workers must be >= 0, found {}", o.workers);
-  KILN_CHECK(o.threads >= 0, "--threads must be >= 0, found {}", o.threads);
+  KILN_CHECK(o.workers >= 0 && o.workers <= kMaxWorkers,
+             "--workers must be in [0, {}], found {}; this machine has {} cores, and more workers "
+             "than cores rarely helps",
+             kMaxWorkers, o.workers, std::thread::hardware_concurrency());
+  const int most_threads = static_cast<int>(std::max(256u, std::thread::hardware_concurrency()));
+  KILN_CHECK(o.threads >= 0 && o.threads <= most_threads,
+             "--threads must be in [0, {}] (0: all cores), found {}", most_threads, o.threads);
+  KILN_CHECK(o.weight_decay >= 0.0f && std::isfinite(o.weight_decay),
+             "--weight-decay must be >= 0, found {}", o.weight_decay);
+  KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576,
+             "--bucket-mb must be in (0, 1048576] MiB, found {}", o.bucket_mb);
+  KILN_CHECK(o.keep_checkpoints >= 1, "--keep-checkpoints must be at least 1, found {}",
+             o.keep_checkpoints);
   KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
-  KILN_CHECK(o.bucket_mb > 0, "--bucket-mb must be positive, found {}", o.bucket_mb);
   KILN_CHECK(o.dist_timeout_s >= 0, "--dist-timeout must be >= 0 seconds (0: no watchdog), found {}",
              o.dist_timeout_s);
 }
@@ -91,6 +106,7 @@ struct Run {
   StepProfiler profiler;
   RunningMetrics metrics;
   std::unique_ptr<GraphedStep> graphed;  // --cuda-graph only
+  std::unique_ptr<CheckpointFolder> checkpoints;  // rank 0 with --checkpoint only
   TrainingState state;
   bool tty = isatty(STDOUT_FILENO) != 0;
 
@@ -309,7 +325,8 @@ EpochReport run_epoch(Run& r, std::int64_t epoch, const std::atomic<bool>* stop,
 void append_json_line(const std::string& path, const EpochReport& report) {
   std::ofstream log(path, std::ios::app);
   KILN_CHECK(log.good(), "cannot append to --log-json file '{}'", path);
-  log << to_json(report).dump() << "\n";
+  log << to_json(report).dump() << "\n" << std::flush;
+  KILN_CHECK(log.good(), "writing to --log-json file '{}' failed (disk full?)", path);
 }
 
 }  // namespace
@@ -346,8 +363,11 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
              "--cuda-graph trains in one process on one GPU, and data-parallel gradients are exchanged "
              "from inside backward; drop --cuda-graph or the other ranks");
   check_same_options_on_every_rank(o, comm);
+  std::unique_ptr<CheckpointFolder> checkpoints = comm.rank() == 0 ? open_outputs(o) : nullptr;
   Generator gen(o.seed);
   Run r(o, out, device, comm, gen);
+  r.checkpoints = std::move(checkpoints);
+  check_batch_fits(o, *r.data.train, world);
   if (!o.init.empty()) load_weights(o.init, *r.model.net);
   r.model.net->to(device);
   if (o.cuda_graph) {
@@ -376,21 +396,39 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
                                                        : r.train_loader->batches_per_epoch();
   r.optimizer = make_optimizer(o.optimizer, r.model.net->parameters(), o.lr, o.weight_decay);
   r.schedule = parse_schedule(o.schedule, o.lr, steps_per_epoch * o.epochs);
-  r.state = TrainingState{0, 0, 0, o.seed, 0, o.model, o.data, o.batch_size, o.optimizer};
+  r.state.seed = o.seed;
+  r.state.model = o.model;
+  r.state.data = o.data;
+  r.state.batch_size = o.batch_size;
+  r.state.optimizer = o.optimizer;
+  r.state.settings = run_settings(o);
 
   if (o.resume) {
-    if (auto saved = load_checkpoint(o.checkpoint_dir, *r.model.net, *r.optimizer)) {
-      KILN_CHECK(saved->model == o.model && saved->data == o.data && saved->batch_size == o.batch_size,
-                 "the checkpoint in '{}' is of --model {} --data {} --batch-size {}; resume with those",
-                 o.checkpoint_dir, saved->model, saved->data, saved->batch_size);
-      r.state = *saved;
-      if (r.state.batches_done >= steps_per_epoch) {  // that epoch was complete
-        ++r.state.epoch;
-        r.state.batches_done = 0;
-      }
-      if (!o.quiet) out << fmt::format("resuming from '{}': epoch {}, step {}\n", o.checkpoint_dir,
-                                       r.state.epoch + 1, r.state.global_step);
+    const std::optional<SavedCheckpoint> saved = read_checkpoint(o.checkpoint_dir);
+    KILN_CHECK(saved.has_value(),
+               "--resume: '{}' holds no checkpoint (no latest, no state.json); to start fresh, run "
+               "without --resume",
+               o.checkpoint_dir);
+    check_resumable(o, saved->state);
+    KILN_CHECK(saved->state.batches_done <= steps_per_epoch,
+               "'{}/state.json': {} batches of epoch {} done, but an epoch here has {} steps: was "
+               "the checkpoint made with other data?",
+               saved->folder, saved->state.batches_done, saved->state.epoch + 1, steps_per_epoch);
+    restore_checkpoint(*saved, *r.model.net, *r.optimizer);
+    r.state.epoch = saved->state.epoch;
+    r.state.batches_done = saved->state.batches_done;
+    r.state.global_step = saved->state.global_step;
+    r.state.generator_offset = saved->state.generator_offset;
+    if (r.state.batches_done >= steps_per_epoch) {  // that epoch was complete
+      ++r.state.epoch;
+      r.state.batches_done = 0;
     }
+    if (!o.quiet)
+      out << fmt::format("resuming from '{}': epoch {}, step {}\n", saved->folder,
+                         r.state.epoch + 1, r.state.global_step);
+    if (!o.quiet && r.state.epoch >= o.epochs)
+      out << fmt::format("nothing to train: the checkpoint holds all {} epochs (raise --epochs)\n",
+                         r.state.epoch);
   }
   if (!comm.is_single_process()) {
     broadcast_from_rank0(*r.model.net, comm);  // identical replicas, whatever each loaded
@@ -429,15 +467,18 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
       report.test_loss = test.mean_loss;
       report.test_accuracy = test.accuracy;
     }
-    if (!o.quiet) out << format_epoch_summary(report, o.epochs) << "\n" << format_stage_table(report) << std::flush;
-    if (!o.log_json.empty()) append_json_line(o.log_json, report);
-    result.epochs.push_back(report);
     r.state.epoch = epoch;
     if (!result.interrupted) {
       r.state.epoch = epoch + 1;
       r.state.batches_done = 0;
     }
-    if (!o.checkpoint_dir.empty() && r.root) save_checkpoint(o.checkpoint_dir, *r.model.net, *r.optimizer, r.state);
+    // Saved before the lines that announce the epoch: a run killed in between loses no work.
+    if (r.checkpoints) save_checkpoint(*r.checkpoints, *r.model.net, *r.optimizer, r.state);
+    if (!o.quiet)
+      out << format_epoch_summary(report, o.epochs) << "\n"
+          << format_stage_table(report) << std::flush;
+    if (!o.log_json.empty()) append_json_line(o.log_json, report);
+    result.epochs.push_back(report);
     if (result.interrupted) break;
   }
   if (!result.epochs.empty()) {

@@ -35,7 +35,8 @@ struct TrainOptions {
   // (captured again after each epoch's evaluation and after a short last batch).
   bool cuda_graph = false;
   std::string checkpoint_dir;  // empty: no checkpoints
-  bool resume = false;
+  int keep_checkpoints = 2;    // the newest checkpoints kept in checkpoint_dir
+  bool resume = false;         // continue from checkpoint_dir's checkpoint, which must exist
   std::string init;      // safetensors weights to start from
   std::string log_json;  // JSON lines, one per epoch
   bool quiet = false;

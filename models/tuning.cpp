@@ -8,6 +8,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/memory.h"
+#include "kiln/data/data_spec.h"
 
 namespace kiln {
 
@@ -99,6 +100,8 @@ std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::
 
 std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out, std::int64_t start,
                                          std::int64_t limit, std::int64_t steps) {
+  // A batch is never larger than the training set (train refuses one).
+  limit = std::min(limit, open_data(base.data, {base.samples, base.seed}).train->size());
   std::vector<TrialResult> trials;
   out << fmt::format("finding the batch size on {}: doubling from {} with {} real steps each\n", base.device,
                      start, steps);

@@ -14,6 +14,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev                   # apps: command lines, specs and reports
   zlib1g-dev libpng-dev libjpeg-dev                 # data: compressed files, image folders
   libopenmpi-dev openmpi-bin                        # data-parallel training across processes
+  clang libclang-rt-14-dev                          # fuzz targets: libFuzzer, ASan (tests/fuzz/)
   dataset-fashion-mnist                             # real data, /usr/share/datasets/fashion-mnist
 )
 

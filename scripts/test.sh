@@ -7,7 +7,9 @@
 #                  phase 1 ran it on oneDNN, and the oneDNN parity tests run here too (they pick
 #                  each path themselves). The library is built -O1 -g1 (line tables only: ASan's
 #                  stack traces, a quarter less compile time), the tests -O0 (tests/CMakeLists.txt).
-# Exits non-zero if a build or any test fails; the ASan phase runs even if phase 1's tests fail.
+#   3. build-fuzz/ the libFuzzer targets of every file parser (clang, ASan + UBSan), each run
+#                  for FUZZ_SECONDS (default 15) on its corpus: scripts/fuzz.sh.
+# Exits non-zero if a build or any test fails; the later phases run even if phase 1's tests fail.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -46,5 +48,7 @@ phase "build (ASan+UBSan)" bash -c "
 phase "ctest -L cpu (ASan, reference CPU path)" \
   env KILN_CPU_COMPUTE=reference ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan -L cpu --output-on-failure --no-tests=error --timeout 600 -j"$jobs" || true
+
+phase "fuzz (6 parsers)" bash scripts/fuzz.sh || true
 
 exit $status

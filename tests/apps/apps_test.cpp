@@ -71,7 +71,7 @@ TEST(TrainApp, HelpListsEveryOptionWithItsDefault) {
   for (const char* option : {"--device", "--model", "--data", "--samples", "--epochs", "--batch-size", "--lr",
                              "--optimizer", "--schedule", "--workers", "--pin-memory", "--no-shuffle", "--threads",
                              "--seed", "--checkpoint", "--resume", "--init", "--log-json", "--quiet",
-                             "--find-batch-size", "--tune-loader"})
+                             "--keep-checkpoints", "--find-batch-size", "--tune-loader"})
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
   EXPECT_NE(o.out.find("=article"), std::string::npos) << "defaults are shown";
 }
@@ -179,4 +179,41 @@ TEST(BenchApp, LoaderSweepOnASmallImageFolder) {
   EXPECT_NE(o.out.find("epoch s"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("batch 32: best --workers"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("batch 64: best --workers"), std::string::npos) << o.out;
+}
+
+TEST(TrainApp, ResumeWithoutACheckpointSaysHowToStartFresh) {
+  const std::string dir = kiln::testing::fresh_folder("apps_resume_empty").string();
+  expect_one_line_error(
+      train(kSmallRun + " --checkpoint " + dir + " --resume"), "train",
+      "holds no checkpoint (no latest, no state.json); to start fresh, run without --resume");
+  EXPECT_NE(train("--help").out.find("to start fresh"), std::string::npos);
+}
+
+TEST(TrainApp, OutOfRangeFlagsAreOneLineErrors) {
+  const std::string model = "--model mlp:784-32-10 --data article --epochs 1 ";
+  expect_one_line_error(train(model + "--samples -1"), "train", "--samples must be >= 0");
+  expect_one_line_error(train(kSmallRun + " --workers 100000"), "train",
+                        "--workers must be in [0, 256]");
+  expect_one_line_error(train(model + "--samples 36 --batch-size 1000000000000"), "train",
+                        "--batch-size 1000000000000 is more than the 36 training samples");
+  expect_one_line_error(train(kSmallRun + " --keep-checkpoints 0"), "train",
+                        "--keep-checkpoints must be at least 1");
+}
+
+TEST(TrainApp, ABadOutputPathFailsBeforeTheFirstEpoch) {
+  const Outcome o = train(kSmallRun + " --log-json /nonexistent/kiln/log.jsonl");
+  expect_one_line_error(o, "train", "cannot open --log-json file '/nonexistent/kiln/log.jsonl'");
+  EXPECT_EQ(o.out.find("epoch 1/1"), std::string::npos) << "no epoch ran: " << o.out;
+  const std::string file = kiln::testing::fresh_folder("apps_ckpt_file").string() + "/plain";
+  kiln::testing::write_text(file, "not a folder");
+  expect_one_line_error(train(kSmallRun + " --checkpoint " + file), "train",
+                        "is a file, not a folder");
+}
+
+TEST(BenchApp, AnUnwritableOutFolderFailsBeforeMeasuring) {
+  const std::string file = kiln::testing::fresh_folder("apps_bench_out").string() + "/plain";
+  kiln::testing::write_text(file, "not a folder");
+  const Outcome o = bench("--cpu-only --threads 1 --samples 512 --batch-size 64 --out " + file);
+  expect_one_line_error(o, "bench", "cannot create the --out folder '" + file + "'");
+  EXPECT_EQ(o.out.find("CPU, 1 thread"), std::string::npos) << "nothing was measured: " << o.out;
 }

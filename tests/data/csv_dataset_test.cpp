@@ -94,7 +94,24 @@ TEST(CsvDataset, MissingAndEmptyFilesAreNamed) {
   const auto dir = kiln::testing::fresh_folder("csv_missing");
   EXPECT_CONTAINS(error_message([&] { CsvDataset((dir / "nope.csv").string()); }),
                   "cannot open CSV file " + (dir / "nope.csv").string());
+  EXPECT_CONTAINS(error_message([&] { CsvDataset{dir.string()}; }),
+                  dir.string() + " is a folder; a file was expected");
   const std::string header_only = write_text(dir / "h.csv", "label,x\n");
   EXPECT_CONTAINS(error_message([&] { CsvDataset{header_only}; }),
                   header_only + " holds no data rows");
+}
+
+TEST(CsvDataset, AByteOrderMarkIsSkippedWithOrWithoutAHeader) {
+  const auto dir = kiln::testing::fresh_folder("csv_bom");
+  const std::string plain = write_text(dir / "plain.csv",
+                                       "\xEF\xBB\xBF"
+                                       "1,0.5,2\n0,1.5,3\n");
+  const CsvDataset data(plain, CsvOptions{.label_index = 0});
+  EXPECT_FALSE(data.has_header());
+  EXPECT_EQ(data.size(), 2) << "the first row is data, not a header";
+  const std::string named = write_text(dir / "named.csv",
+                                       "\xEF\xBB\xBF"
+                                       "label,x\n1,2\n");
+  const CsvDataset with_header(named, CsvOptions{.label_column = "label"});
+  EXPECT_EQ(with_header.size(), 1);
 }

@@ -174,3 +174,27 @@ TEST(IdxDataset, SplitsParseByName) {
   EXPECT_EQ(kiln::parse_split("test"), kiln::Split::test);
   EXPECT_HAS(error_message([] { kiln::parse_split("valid"); }), "unknown split 'valid'");
 }
+
+TEST(IdxDataset, DimensionsWhoseProductWrapsAreADamagedHeader) {
+  const fs::path dir = temp_folder("wrap");
+  const std::string lab = write(dir / "lab", labels({1, 2, 3}));
+  // 2^16 * 2^20 * 2^28 = 2^64: wrapped to 0, it passed the old damaged-header guard.
+  const std::string img = write(dir / "img", idx_bytes(0x08, {65536, 1048576, 268435456}, {1, 2}));
+  EXPECT_HAS(error_message([&] { IdxDataset(img, lab); }),
+             img + " claims dimensions 65536 x 1048576 x 268435456, more than the");
+}
+
+TEST(IdxDataset, EmptyFilesAndZeroSizedImagesAreNamed) {
+  const fs::path dir = temp_folder("zero");
+  const std::string lab = write(dir / "lab", labels({1, 2, 3}));
+  const std::string none = write(dir / "none", idx_bytes(0x08, {0, 28, 28}, {}));
+  EXPECT_HAS(error_message([&] { IdxDataset(none, lab); }),
+             none + " holds no images: dimension 0 of its IDX header is 0");
+  const std::string flat = write(dir / "flat", idx_bytes(0x08, {3, 0, 28}, {}));
+  EXPECT_HAS(error_message([&] { IdxDataset(flat, lab); }),
+             flat + " holds no images: dimension 1 of its IDX header is 0");
+  const std::string img = write(dir / "img", images3());
+  const std::string no_labels = write(dir / "nolab", labels({}));
+  EXPECT_HAS(error_message([&] { IdxDataset(img, no_labels); }),
+             no_labels + " holds no labels: dimension 0");
+}

@@ -3,6 +3,10 @@
 #include "kiln/data/image_folder_dataset.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <iterator>
 
 #include "kiln/data/data_loader.h"
 #include "kiln/data/image_io.h"
@@ -158,4 +162,70 @@ TEST(ImageFolderDataset, AnUndecodableImageReachesTheLoaderWithItsIndexAndFile) 
   });
   EXPECT_CONTAINS(message, "loading sample 3 (batch 1 of epoch 0) of image folder " + dir.string());
   EXPECT_CONTAINS(message, broken);
+}
+
+namespace {
+std::vector<std::uint8_t> file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void put_be(std::vector<std::uint8_t>& bytes, std::size_t at, std::uint32_t value, int size) {
+  for (int k = 0; k < size; ++k)
+    bytes[at + static_cast<std::size_t>(k)] =
+        static_cast<std::uint8_t>(value >> (8 * (size - 1 - k)));
+}
+}  // namespace
+
+TEST(ImageIo, HeadersClaimingHugeImagesAreRefusedBeforeAllocating) {
+  const auto dir = kiln::testing::fresh_folder("image_huge");
+  kiln::write_png((dir / "ok.png").string(), gradient(3, 3, 1));
+  std::vector<std::uint8_t> png_bytes = file_bytes(dir / "ok.png");
+  put_be(png_bytes, 16, 100000, 4);  // IHDR width and height, then its CRC over type + data
+  put_be(png_bytes, 20, 100000, 4);
+  put_be(png_bytes, 29, static_cast<std::uint32_t>(crc32(0, png_bytes.data() + 12, 17)), 4);
+  EXPECT_CONTAINS(
+      error_message([&] { kiln::decode_image(png_bytes.data(), png_bytes.size(), 1, "big.png"); }),
+      "cannot decode PNG image big.png: it claims 100000 x 100000 pixels x 1 channel(s)");
+  put_be(png_bytes, 16, 10000, 4);  // 100 MB of pixels fit the limit, not in a 70-byte file
+  put_be(png_bytes, 20, 10000, 4);
+  put_be(png_bytes, 29, static_cast<std::uint32_t>(crc32(0, png_bytes.data() + 12, 17)), 4);
+  EXPECT_CONTAINS(error_message([&] {
+                    kiln::decode_image(png_bytes.data(), png_bytes.size(), 1, "small.png");
+                  }),
+                  "it claims 10000 x 10000 pixels, more than its " +
+                      std::to_string(png_bytes.size()) + " bytes can hold");
+  kiln::write_jpeg((dir / "ok.jpg").string(), gradient(8, 8, 3));
+  std::vector<std::uint8_t> jpeg = file_bytes(dir / "ok.jpg");
+  std::size_t sof = 2;
+  while (sof + 9 < jpeg.size() && !(jpeg[sof] == 0xFF && jpeg[sof + 1] == 0xC0)) ++sof;
+  ASSERT_LT(sof + 9, jpeg.size()) << "no baseline SOF0 marker";
+  put_be(jpeg, sof + 5, 60000, 2);  // height, then width
+  put_be(jpeg, sof + 7, 60000, 2);
+  EXPECT_CONTAINS(
+      error_message([&] { kiln::decode_image(jpeg.data(), jpeg.size(), 3, "big.jpg"); }),
+      "cannot decode JPEG image big.jpg: it claims 60000 x 60000 pixels x 3 channel(s)");
+  put_be(jpeg, sof + 5, 4000, 2);  // 48 MB of pixels fit the limit; 250,000 blocks not this file
+  put_be(jpeg, sof + 7, 4000, 2);
+  EXPECT_CONTAINS(
+      error_message([&] { kiln::decode_image(jpeg.data(), jpeg.size(), 3, "short.jpg"); }),
+      "it claims 4000 x 4000 pixels, more than its " + std::to_string(jpeg.size()) +
+          " bytes can hold");
+}
+
+TEST(ImageFolderDataset, AnImageOfAnotherSizeIsAnErrorUnlessASizeIsGiven) {
+  const auto dir = kiln::testing::fresh_folder("folder_sizes");
+  png(dir / "a" / "1.png", gradient(4, 4, 1));
+  png(dir / "a" / "2.png", gradient(4, 6, 1));
+  const ImageFolderDataset data(dir.string());
+  std::vector<float> x(16);
+  std::int32_t y;
+  data.get(0, x.data(), &y);
+  EXPECT_CONTAINS(error_message([&] { data.get(1, x.data(), &y); }),
+                  (dir / "a" / "2.png").string() + " is 4 x 6 pixels but " +
+                      (dir / "a" / "1.png").string() + " (the first image) is 4 x 4");
+  const ImageFolderDataset resized(dir.string(), ImageFolderOptions{.height = 4, .width = 4});
+  resized.get(1, x.data(), &y);  // an explicit size resizes every image
+  EXPECT_CONTAINS(
+      error_message([&] { ImageFolderDataset(dir.string(), ImageFolderOptions{.height = 4}); }),
+      "image size must give both height and width");
 }

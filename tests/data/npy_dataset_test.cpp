@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include "tests/data/file_testing.h"
 
@@ -142,4 +143,61 @@ TEST(NpyDataset, BadFilesAndLabelsAreNamed) {
       big + ": labels must be in [0, 10): found 12 at index 0");
   EXPECT_CONTAINS(error_message([&] { NpyDataset((dir / "nope.npy").string()); }),
                   "cannot open .npy file");
+  EXPECT_CONTAINS(error_message([&] { NpyDataset{dir.string()}; }),
+                  dir.string() + " is a folder; a file was expected");
+}
+
+TEST(NpyDataset, AShapeWhoseSizePasses64BitsIsADamagedHeaderNotACrash) {
+  const auto dir = kiln::testing::fresh_folder("npy_overflow");
+  // 2^32 * 2^32 * 16 elements wrap to 0 in 64 bits: the truncation check must not be fooled.
+  const std::string wrap = kiln::testing::write_bytes(
+      dir / "wrap.npy", npy<float>("<f4", "(4294967296, 4294967296, 16)", {1, 2}));
+  EXPECT_CONTAINS(
+      error_message([&] { NpyDataset{wrap}; }),
+      wrap + ": shape (4294967296, 4294967296, 16) of '<f4' needs more than 2^63 bytes");
+  const std::string digits = kiln::testing::write_bytes(
+      dir / "digits.npy", npy<float>("<f4", "(99999999999999999999, 2)", {1, 2}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset{digits}; }),
+                  digits + ": an extent in the .npy header's shape passes 2^63");
+  const std::string huge = kiln::testing::write_bytes(
+      dir / "huge.npy", npy<float>("<f4", "(1000000000000, 784)", {1, 2}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset{huge}; }), huge + " is truncated");
+}
+
+TEST(NpyDataset, ZeroSizedDimensionsAreNamed) {
+  const auto dir = kiln::testing::fresh_folder("npy_zero");
+  const std::string none =
+      kiln::testing::write_bytes(dir / "none.npy", npy<float>("<f4", "(0, 4)", {}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset{none}; }),
+                  none + ": features of shape (0, 4) hold no data (dimension 0 is 0)");
+  const std::string empty_rows =
+      kiln::testing::write_bytes(dir / "rows.npy", npy<float>("<f4", "(3, 0)", {}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset{empty_rows}; }), "(dimension 1 is 0)");
+}
+
+TEST(NpyDataset, NonFiniteFeaturesAreNamedWithSampleAndFeatureAtLoad) {
+  const auto dir = kiln::testing::fresh_folder("npy_nan");
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::string x =
+      kiln::testing::write_bytes(dir / "x.npy", npy<float>("<f4", "(3, 2)", {0, 1, 2, 3, 4, nan}));
+  const std::string y =
+      kiln::testing::write_bytes(dir / "y.npy", npy<std::int32_t>("<i4", "(3,)", {0, 1, 0}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset(x, NpyOptions{.labels_path = y}); }),
+                  x + ": feature 1 of sample 2 is nan");
+  // With a label column, feature indices skip it: column 2 of (2, 3) is feature 1.
+  const std::string col = kiln::testing::write_bytes(
+      dir / "col.npy",
+      npy<double>("<f8", "(2, 3)", {1, 0, 2, 0, 1, -std::numeric_limits<double>::infinity()}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset(col, NpyOptions{.label_column = 1}); }),
+                  col + ": feature 1 of sample 1 is -inf");
+}
+
+TEST(NpyDataset, LabelsThatCannotBeClassIndicesAreRefused) {
+  const auto dir = kiln::testing::fresh_folder("npy_classes");
+  const std::string x =
+      kiln::testing::write_bytes(dir / "x.npy", npy<float>("<f4", "(2, 2)", {1, 2, 3, 4}));
+  const std::string y =
+      kiln::testing::write_bytes(dir / "y.npy", npy<std::int32_t>("<i4", "(2,)", {2000000000, 0}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset(x, NpyOptions{.labels_path = y}); }),
+                  y + ": the largest label is 2000000000");
 }

@@ -2,7 +2,9 @@
 // checkpoint reads back, and bad options fail with one clear message.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "kiln/models/safetensors.h"
@@ -123,4 +125,75 @@ TEST(Trainer, CudaGraphIsRefusedOnTheCpu) {
   kiln::TrainOptions o = small_run();
   o.cuda_graph = true;
   EXPECT_NE(error_of(o).find("--cuda-graph records GPU work"), std::string::npos) << error_of(o);
+}
+
+TEST(Trainer, NumericFlagsAreRangeChecked) {
+  kiln::TrainOptions o = small_run();
+  o.samples = -1;
+  EXPECT_NE(error_of(o).find("--samples must be >= 0 (0: all samples), found -1"),
+            std::string::npos);
+  o = small_run();
+  o.workers = 100000;
+  EXPECT_NE(error_of(o).find("--workers must be in [0, 256], found 100000"), std::string::npos);
+  o = small_run();
+  o.batch_size = 1000000000000;
+  const std::string batch = error_of(o);
+  EXPECT_NE(batch.find("--batch-size 1000000000000 is more than the 1024 training samples"),
+            std::string::npos)
+      << batch;
+  o = small_run();
+  o.threads = 100000;
+  EXPECT_NE(error_of(o).find("--threads must be in [0, "), std::string::npos);
+  o = small_run();
+  o.weight_decay = std::nanf("");
+  EXPECT_NE(error_of(o).find("--weight-decay must be >= 0, found nan"), std::string::npos);
+  o = small_run();
+  o.bucket_mb = 1e300;
+  EXPECT_NE(error_of(o).find("--bucket-mb must be in (0, 1048576] MiB"), std::string::npos);
+  o = small_run();
+  o.samples = 1000000000000;  // the article set is generated: any size parses, not every one fits
+  EXPECT_NE(error_of(o).find("--samples 1000000000000 for the article set: at most"),
+            std::string::npos);
+}
+
+TEST(Trainer, BadOutputPathsFailBeforeAnyTraining) {
+  kiln::TrainOptions o = small_run();
+  o.log_json = "/nonexistent/kiln/log.jsonl";
+  o.checkpoint_dir = fresh_checkpoint_dir("trainer_bad_log");
+  EXPECT_NE(error_of(o).find("cannot open --log-json file '/nonexistent/kiln/log.jsonl'"),
+            std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(o.checkpoint_dir + "/latest")) << "no epoch was trained";
+  o = small_run();
+  o.checkpoint_dir = fresh_checkpoint_dir("trainer_file_ckpt");
+  std::ofstream(o.checkpoint_dir) << "a file";
+  EXPECT_NE(error_of(o).find("is a file, not a folder"), std::string::npos);
+}
+
+TEST(Trainer, ResumeNeedsACheckpointMadeWithTheSameModelAndOptimizer) {
+  kiln::TrainOptions o = small_run();
+  o.checkpoint_dir = fresh_checkpoint_dir("trainer_resume_checks");
+  o.resume = true;
+  EXPECT_NE(
+      error_of(o).find(
+          "holds no checkpoint (no latest, no state.json); to start fresh, run without --resume"),
+      std::string::npos);
+  o.resume = false;
+  o.epochs = 1;
+  std::ostringstream out;
+  kiln::train(o, out);
+  kiln::TrainOptions other = o;
+  other.resume = true;
+  other.epochs = 2;
+  other.optimizer = "adam";
+  other.lr = 0.001f;
+  const std::string message = error_of(other);
+  EXPECT_NE(message.find(
+                "was made with --lr 0.05 (this run: 0.001), --optimizer momentum (this run: adam)"),
+            std::string::npos)
+      << message;
+  other = o;
+  other.resume = true;
+  other.model = "mlp:784-16-10";
+  EXPECT_NE(error_of(other).find("--model mlp:784-32-10 (this run: mlp:784-16-10)"),
+            std::string::npos);
 }

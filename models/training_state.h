@@ -1,0 +1,43 @@
+// TrainingState: what state.json of a checkpoint holds besides the tensors: where training
+// stands, the settings it was started with (checked on resume) and the size and CRC32 of each
+// piece of the checkpoint, so that resume can prove the pieces were written together.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace kiln {
+
+struct CheckpointPiece {
+  std::uint64_t bytes = 0;
+  std::uint32_t crc32 = 0;
+  friend bool operator==(const CheckpointPiece&, const CheckpointPiece&) = default;
+};
+
+struct TrainingState {
+  std::int64_t epoch = 0;         // epochs completed
+  std::int64_t batches_done = 0;  // batches of epoch `epoch` already trained (an interrupted epoch)
+  std::int64_t global_step = 0;   // training steps so far
+  std::int64_t optimizer_steps = 0;
+  std::uint64_t seed = 0;
+  std::uint64_t generator_offset = 0;  // the training Generator's counter (dropout masks)
+  std::string model;                   // the --model spec, checked on resume
+  std::string data;                    // the --data spec, checked on resume
+  std::int64_t batch_size = 0;
+  std::string optimizer;
+  // Every setting that changes the numbers of a resumed run, by flag: {"--lr", "0.05"}, ...
+  // Empty in checkpoints written before kiln recorded them.
+  std::map<std::string, std::string> settings;
+  // File name -> size and CRC32; empty in checkpoints of the first layout (one folder, no units).
+  std::map<std::string, CheckpointPiece> pieces;
+};
+
+std::string state_to_json(const TrainingState& state);
+// Parses and checks state.json's text: every field present with its type and in range (no
+// negative epoch or step, a batch size of at least 1). Throws kiln::Error naming `path` and the
+// field.
+TrainingState parse_training_state(std::string_view text, const std::string& path);
+
+}  // namespace kiln
