@@ -69,6 +69,7 @@ std::string weights_of(const std::string& dir) {
 
 // Whether a kill left a unit half written or written but not published (removed on restart).
 bool interrupted_a_save(const std::string& dir) {
+  if (!std::filesystem::exists(dir)) return false;  // killed before train made the folder
   const auto saved = kiln::read_checkpoint(dir);
   const std::string latest = saved ? std::filesystem::path(saved->folder).filename().string() : "";
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
