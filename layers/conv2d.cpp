@@ -58,6 +58,7 @@ Tensor Conv2d::backward_impl(const Tensor& dy) {
              describe());
   Tensor no_bias;
   conv2d_backward_filter(x_, dy, weight_->grad, bias_ ? bias_->grad : no_bias, options_);  // +=
+  if (!input_grad_wanted()) return Tensor();  // the network's input: no backward-data convolution
   Tensor& dx = reuse(dx_, x_.shape());
   conv2d_backward_data(dy, weight_->value, dx, options_);
   return dx;

@@ -66,11 +66,11 @@ Tensor Linear::backward_impl(const Tensor& dy) {
              "{}: backward needs the input of a forward made in training mode", describe());
   // ReLU'(pre) is [pre > 0], and pre > 0 exactly where the output y > 0: the op masks dy by y.
   Tensor& dpre = reuse(dpre_, relu_applied_ ? dy.shape() : Shape{0});
-  Tensor& dx = reuse(dx_, {dy.size(0), in_});
   Tensor no_bias;
+  Tensor* dx = input_grad_wanted() ? &reuse(dx_, {dy.size(0), in_}) : nullptr;  // null: skipped
   linear_backward(dy, x_, weight_->value, relu_applied_ ? y_ : Tensor(), weight_->grad,
-                  bias_ ? bias_->grad : no_bias, &dx, dpre, weight_bf16());
-  return dx;
+                  bias_ ? bias_->grad : no_bias, dx, dpre, weight_bf16());
+  return dx != nullptr ? *dx : Tensor();
 }
 
 }  // namespace kiln

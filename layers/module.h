@@ -43,8 +43,16 @@ class Module {
 
   // x: (N, ...) -> y. In training mode caches what backward needs.
   Tensor forward(const Tensor& x);
-  // dy: the shape of the last forward's output -> dx: the shape of its input.
+  // dy: the shape of the last forward's output -> dx: the shape of its input, or an undefined
+  // tensor when the input's gradient is not wanted (below).
   Tensor backward(const Tensor& dy);
+  // Whether backward must produce the input's gradient (default yes). A network's input is data,
+  // whose gradient nobody reads: the trainer turns it off, and then a Sequential runs no backward
+  // of its leading layers without parameters and its first layer with parameters skips its
+  // input-gradient product (Linear's dx GEMM, Conv2d's backward-data convolution), as PyTorch
+  // does for inputs that do not require grad.
+  void set_input_grad_wanted(bool wanted) { input_grad_wanted_ = wanted; }
+  bool input_grad_wanted() const { return input_grad_wanted_; }
 
   // Every parameter of this module and its children, named by path ("layers.0.weight").
   std::vector<Parameter*> parameters();
@@ -86,6 +94,7 @@ class Module {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   Device device_ = Device::cpu();
   bool training_ = true;
+  bool input_grad_wanted_ = true;
   bool has_forward_ = false;
   Shape last_output_shape_;
 };

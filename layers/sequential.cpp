@@ -45,8 +45,14 @@ Tensor Sequential::forward_impl(const Tensor& x) {
 }
 
 Tensor Sequential::backward_impl(const Tensor& dy) {
+  // Without an input gradient to return, the layers before the first with parameters need no
+  // backward at all, and that one needs no input gradient.
+  std::size_t first = 0;
+  if (!input_grad_wanted())
+    while (first + 1 < modules_.size() && modules_[first]->parameters().empty()) ++first;
+  for (std::size_t i = 0; i < modules_.size(); ++i) modules_[i]->set_input_grad_wanted(input_grad_wanted() || i > first);
   Tensor g = dy;
-  for (std::size_t i = modules_.size(); i-- > 0;) {
+  for (std::size_t i = modules_.size(); i-- > first;) {
     if (i > 0 && fused_[i - 1] != nullptr) {  // a fused ReLU: its Linear takes g as it is
       if (backward_hook_) backward_hook_(*modules_[i]);
       continue;
@@ -54,7 +60,9 @@ Tensor Sequential::backward_impl(const Tensor& dy) {
     g = modules_[i]->backward(g);
     if (backward_hook_) backward_hook_(*modules_[i]);
   }
-  return g;
+  for (std::size_t i = first; i-- > 0;)
+    if (backward_hook_) backward_hook_(*modules_[i]);
+  return input_grad_wanted() ? g : Tensor();
 }
 
 std::string Sequential::summary(const Shape& input) const {

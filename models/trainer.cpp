@@ -370,6 +370,7 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
   check_batch_fits(o, *r.data.train, world);
   if (!o.init.empty()) load_weights(o.init, *r.model.net);
   r.model.net->to(device);
+  r.model.net->set_input_grad_wanted(false);  // the input is data: no gradient of it to make
   if (o.cuda_graph) {
     for (std::size_t i = 0; i < r.model.net->size(); ++i)  // a replay would reuse one mask forever
       KILN_CHECK(dynamic_cast<const Dropout*>(&(*r.model.net)[i]) == nullptr,

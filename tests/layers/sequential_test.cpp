@@ -4,7 +4,9 @@
 
 #include "kiln/core/ops.h"
 #include "kiln/layers/activations.h"
+#include "kiln/layers/conv2d.h"
 #include "kiln/layers/cross_entropy_loss.h"
+#include "kiln/layers/flatten.h"
 #include "kiln/layers/linear.h"
 #include "kiln/layers/sequential.h"
 #include "tests/support/gradient_check.h"
@@ -144,4 +146,35 @@ TEST(Sequential, BackwardHookSeesEveryLayerFusedOrNot) {
   net.forward(kiln::testing::random_tensor({2, 4}, 10));
   net.backward(kiln::testing::random_tensor({2, 2}, 11));
   EXPECT_EQ(seen, (std::vector<std::string>{"Linear(3 -> 2)", "ReLU", "Linear(4 -> 3)"}));
+}
+
+// Without an input gradient wanted, backward returns none, skips the leading parameter-free
+// layers and the first layer's input-gradient product, and leaves every parameter gradient as a
+// full backward makes it.
+TEST(Sequential, WithoutAnInputGradientMakesTheSameParameterGradients) {
+  for (const bool conv : {false, true}) {
+    SCOPED_TRACE(conv ? "conv" : "mlp");
+    auto build = [&] {
+      kiln::Generator gen(5);
+      auto net = std::make_unique<kiln::Sequential>();
+      if (conv) {
+        net->emplace<kiln::Conv2d>(2, 3, 3, gen).emplace<kiln::ReLU>().emplace<kiln::Flatten>().emplace<kiln::Linear>(3 * 5 * 5, 4, gen);
+      } else {
+        net->emplace<kiln::ReLU>().emplace<kiln::Linear>(7, 5, gen).emplace<kiln::ReLU>().emplace<kiln::Linear>(5, 3, gen);
+      }
+      return net;
+    };
+    const kiln::Tensor x = kiln::testing::random_tensor(conv ? kiln::Shape{2, 2, 7, 7} : kiln::Shape{6, 7}, 11);
+    auto full = build(), skipping = build();
+    skipping->set_input_grad_wanted(false);
+    const kiln::Tensor y = full->forward(x);
+    skipping->forward(x);
+    const kiln::Tensor dy = kiln::testing::random_tensor(y.shape(), 12);
+    EXPECT_TRUE(full->backward(dy).defined());
+    EXPECT_FALSE(skipping->backward(dy).defined());
+    const auto a = full->parameters(), b = skipping->parameters();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      EXPECT_EQ(a[i]->grad.to_vector<float>(), b[i]->grad.to_vector<float>()) << a[i]->name;
+  }
 }
