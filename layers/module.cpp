@@ -99,7 +99,7 @@ void Module::train(bool on) {
 
 Parameter& Module::register_parameter(std::string name, Tensor value) {
   Tensor grad = Tensor::zeros(value.shape(), DType::f32, value.device());
-  parameters_.push_back(std::make_unique<Parameter>(Parameter{std::move(name), std::move(value), std::move(grad)}));
+  parameters_.push_back(std::make_unique<Parameter>(Parameter{std::move(name), std::move(value), std::move(grad), Tensor()}));
   return *parameters_.back();
 }
 
