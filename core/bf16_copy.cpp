@@ -20,7 +20,7 @@ void write_bf16_copy(const Tensor& x, Tensor& out) {
 }
 
 bool keeps_bf16_copies(Device device) {
-  return device.is_cpu() && matmul_precision() == MatmulPrecision::bf16 &&
+  return device.is_cpu() && bf16_products() &&
          cpu_compute() == CpuCompute::onednn && cpu_has_bf16_instructions();
 }
 

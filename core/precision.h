@@ -22,6 +22,8 @@ enum class MatmulPrecision : unsigned char { fp32, tf32, bf16 };
 
 void set_matmul_precision(MatmulPrecision precision);
 MatmulPrecision matmul_precision();
+// Whether matrix products (and, on the CPU, convolutions) take bf16 inputs.
+inline bool bf16_products() { return matmul_precision() == MatmulPrecision::bf16; }
 
 // "fp32", "tf32" or "bf16"; throws kiln::Error naming the accepted values otherwise.
 MatmulPrecision parse_matmul_precision(const std::string& name);

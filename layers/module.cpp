@@ -65,6 +65,13 @@ std::vector<const Buffer*> Module::buffers() const {
   return all;
 }
 
+bool Module::has_parameters() const {
+  if (!parameters_.empty()) return true;
+  for (const auto& [name, child] : children_)
+    if (child->has_parameters()) return true;
+  return false;
+}
+
 std::int64_t Module::parameter_count() const {
   std::int64_t n = 0;
   for (const Parameter* p : parameters()) n += p->value.numel();

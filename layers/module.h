@@ -58,6 +58,8 @@ class Module {
   std::vector<Parameter*> parameters();
   std::vector<const Parameter*> parameters() const;
   std::int64_t parameter_count() const;
+  // Whether this module or a child holds a parameter (no list is built: hot paths ask it).
+  bool has_parameters() const;
   // Every buffer of this module and its children, named by path as parameters are.
   std::vector<Buffer*> buffers();
   std::vector<const Buffer*> buffers() const;

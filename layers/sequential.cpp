@@ -49,7 +49,7 @@ Tensor Sequential::backward_impl(const Tensor& dy) {
   // backward at all, and that one needs no input gradient.
   std::size_t first = 0;
   if (!input_grad_wanted())
-    while (first + 1 < modules_.size() && modules_[first]->parameters().empty()) ++first;
+    while (first + 1 < modules_.size() && !modules_[first]->has_parameters()) ++first;
   for (std::size_t i = 0; i < modules_.size(); ++i) modules_[i]->set_input_grad_wanted(input_grad_wanted() || i > first);
   Tensor g = dy;
   for (std::size_t i = modules_.size(); i-- > first;) {

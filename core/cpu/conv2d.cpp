@@ -73,13 +73,12 @@ constexpr Index kMaxChunks = 16;
 constexpr Index kMaxPartialFloats = Index{16} << 20;  // 64 MiB
 
 bool use_onednn(const Window2d& g) { return onednn::active() && g.n > 0 && onednn::supports_conv(g); }
-bool bf16() { return matmul_precision() == MatmulPrecision::bf16; }
 
 }  // namespace
 
 void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias,
                     float* y) {
-  if (use_onednn(g)) return onednn::conv2d_forward(g, x, w, bias, y, bf16());
+  if (use_onednn(g)) return onednn::conv2d_forward(g, x, w, bias, y, bf16_products());
   const Index k = g.c * g.kh * g.kw, plane = g.oh * g.ow;
   const Index in_image = g.c * g.h * g.w, out_image = g.oc * plane;
 #pragma omp parallel for if (g.n > 1) schedule(static)
@@ -95,7 +94,7 @@ void conv2d_forward(const Window2d& g, const float* x, const float* w, const flo
 }
 
 void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx) {
-  if (use_onednn(g)) return onednn::conv2d_backward_data(g, dy, w, dx, bf16());
+  if (use_onednn(g)) return onednn::conv2d_backward_data(g, dy, w, dx, bf16_products());
   const Index k = g.c * g.kh * g.kw, plane = g.oh * g.ow;
   const Index in_image = g.c * g.h * g.w, out_image = g.oc * plane;
 #pragma omp parallel for if (g.n > 1) schedule(static)
@@ -111,7 +110,7 @@ void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, fl
 void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, float* dw,
                             float* dbias) {
   if (g.n == 0) return;
-  if (use_onednn(g)) return onednn::conv2d_backward_filter(g, x, dy, dw, dbias, bf16());
+  if (use_onednn(g)) return onednn::conv2d_backward_filter(g, x, dy, dw, dbias, bf16_products());
   const Index k = g.c * g.kh * g.kw, plane = g.oh * g.ow;
   const Index in_image = g.c * g.h * g.w, out_image = g.oc * plane;
   const Index per_chunk = g.oc * k + g.oc;  // a dW partial, then a db partial

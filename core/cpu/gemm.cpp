@@ -56,7 +56,7 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
       c_map *= beta;
     return;
   }
-  const bool bf16 = matmul_precision() == MatmulPrecision::bf16;
+  const bool bf16 = bf16_products();
   if (onednn::active()) return onednn::gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, bf16);
   if (bf16) {
     a = rounded_to_bf16(a, m * k, 0);

@@ -14,12 +14,11 @@ namespace kiln::cpu {
 namespace {
 // oneDNN refuses empty matrices; those (nothing to multiply) take the reference path.
 bool use_onednn(Index n, Index in, Index out) { return onednn::active() && n > 0 && in > 0 && out > 0; }
-bool bf16() { return matmul_precision() == MatmulPrecision::bf16; }
 }  // namespace
 
 void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
                     const std::uint16_t* w_bf16, const float* bias, bool relu, float* y) {
-  if (use_onednn(n, in, out)) return onednn::linear_forward(n, in, out, x, w, w_bf16, bias, relu, y, bf16());
+  if (use_onednn(n, in, out)) return onednn::linear_forward(n, in, out, x, w, w_bf16, bias, relu, y, bf16_products());
   if (bias != nullptr) {
 #pragma omp parallel for if (n * out > kParallelMin) schedule(static)
     for (Index r = 0; r < n; ++r) std::copy(bias, bias + out, y + r * out);
@@ -34,7 +33,7 @@ void linear_backward(Index n, Index in, Index out, const float* dy, const float*
                      const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias, float* dx,
                      float* dpre) {
   if (use_onednn(n, in, out))
-    return onednn::linear_backward(n, in, out, dy, x, w, w_bf16, y_relu, dw, dbias, dx, dpre, bf16());
+    return onednn::linear_backward(n, in, out, dy, x, w, w_bf16, y_relu, dw, dbias, dx, dpre, bf16_products());
   const float* g = dy;
   if (y_relu != nullptr) {
     activation_backward(Activation::relu, n * out, y_relu, y_relu, dy, dpre, 0.0f);
