@@ -33,7 +33,7 @@ std::int32_t ArticleDataset::label(std::int64_t index) const {
   return static_cast<std::int32_t>(rng.next_below(static_cast<std::uint64_t>(options_.classes)));
 }
 
-void ArticleDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
+void ArticleDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
   check_sample_index(*this, index);
   RandomStream rng(options_.seed, RandomPurpose::article_sample, 0,
                    static_cast<std::uint64_t>(index));
@@ -42,7 +42,7 @@ void ArticleDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) 
   const float* proto = prototype(label);
   for (std::int64_t f = 0; f < options_.features; ++f)
     x_out[f] = proto[f] + options_.noise * rng.next_normal();
-  *y_out = label;
+  *y_out.label() = label;
 }
 
 const float* ArticleDataset::prototype(std::int32_t c) const {

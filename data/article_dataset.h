@@ -29,7 +29,7 @@ class ArticleDataset : public Dataset {
   std::int64_t size() const override { return options_.size; }
   Shape sample_shape() const override { return Shape{options_.features}; }
   std::int32_t num_classes() const override { return options_.classes; }
-  void get(std::int64_t index, float* x_out, std::int32_t* y_out) const override;
+  void get(std::int64_t index, float* x_out, TargetOut y_out) const override;
   std::string describe() const override;
 
   const ArticleOptions& options() const { return options_; }

@@ -10,7 +10,8 @@ namespace kiln {
 
 struct Batch {
   Tensor x;                // (B, sample_shape...) float32, on the loader's device
-  Tensor y;                // (B) int32 labels, on the loader's device
+  Tensor y;                // (B) int32 labels, or (B, target_shape...) float32 targets, on the
+                           // loader's device (Dataset::has_class_labels says which)
   std::int64_t index = 0;  // position of the batch in its epoch
 };
 

@@ -46,7 +46,11 @@ bool blank(std::string_view line) { return trim(line).empty(); }
 
 }  // namespace
 
-CsvDataset::CsvDataset(const std::string& path, CsvOptions options) : path_(path) {
+CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
+    : path_(path), float_target_(options.float_target) {
+  KILN_CHECK(!float_target_ || options.num_classes == 0,
+             "{}: a float target column has no classes, but {} were asked for", path,
+             options.num_classes);
   std::ifstream file(path, std::ios::binary);
   KILN_CHECK(file.good(), "cannot open CSV file {}", path);
   KILN_CHECK(!std::filesystem::is_directory(path), "{} is a folder; a file was expected", path);
@@ -121,36 +125,54 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) : path_(path
       }
     }
     const float label = row_values[static_cast<std::size_t>(label_column_)];
+    ++rows_;
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      if (static_cast<int>(c) != label_column_) values_.push_back(row_values[c]);
+    if (float_target_) {
+      targets_.push_back(label);
+      continue;
+    }
     KILN_CHECK(label >= 0.0f && label == std::floor(label) && label < 2147483648.0f,
-               "{}: row {}, label column {}: '{}' is not a non-negative integer label", path,
-               line_number, label_column_ + 1, cells[static_cast<std::size_t>(label_column_)]);
+               "{}: row {}, label column {}: '{}' is not a non-negative integer label (a "
+               "regression target? read it as a float: CsvOptions::float_target, or "
+               "--data csv:PATH:target=float)",
+               path, line_number, label_column_ + 1,
+               cells[static_cast<std::size_t>(label_column_)]);
     labels_.push_back(static_cast<std::int32_t>(label));
     max_label = std::max(max_label, labels_.back());
     KILN_CHECK(options.num_classes == 0 || labels_.back() < options.num_classes,
                "{}: labels must be in [0, {}): found {} at row {}", path, options.num_classes,
                labels_.back(), line_number);
-    for (std::size_t c = 0; c < cells.size(); ++c)
-      if (static_cast<int>(c) != label_column_) values_.push_back(row_values[c]);
   }
-  KILN_CHECK(!labels_.empty(), "{} holds no data rows", path);
+  KILN_CHECK(rows_ > 0, "{} holds no data rows", path);
   features_ = static_cast<std::int64_t>(columns) - 1;
   shape_ = options.sample_shape.rank() == 0 ? Shape{features_} : options.sample_shape;
   KILN_CHECK(shape_.numel() == features_,
              "{} has {} feature columns, which cannot be viewed as samples of shape {}", path,
              features_, shape_.str());
-  num_classes_ =
-      options.num_classes > 0 ? options.num_classes : classes_from_max_label(max_label, path);
+  if (!float_target_)
+    num_classes_ =
+        options.num_classes > 0 ? options.num_classes : classes_from_max_label(max_label, path);
 }
 
-void CsvDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
+void CsvDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
   check_sample_index(*this, index);
   const float* row = values_.data() + static_cast<std::size_t>(index * features_);
   std::copy(row, row + features_, x_out);
-  *y_out = labels_[static_cast<std::size_t>(index)];
+  if (float_target_)
+    *y_out.values() = targets_[static_cast<std::size_t>(index)];
+  else
+    *y_out.label() = labels_[static_cast<std::size_t>(index)];
 }
 
 std::string CsvDataset::describe() const {
-  return fmt::format("CSV {} ({} x {}, {} classes)", path_, size(), shape_.str(), num_classes_);
+  const std::string target =
+      float_target_
+          ? (has_header() ? fmt::format("float target '{}'",
+                                        column_names_[static_cast<std::size_t>(label_column_)])
+                          : fmt::format("float target in column {}", label_column_ + 1))
+          : fmt::format("{} classes", num_classes_);
+  return fmt::format("CSV {} ({} x {}, {})", path_, size(), shape_.str(), target);
 }
 
 }  // namespace kiln

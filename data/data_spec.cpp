@@ -3,6 +3,8 @@
 
 #include <fmt/ranges.h>
 
+#include <charconv>
+
 #include <filesystem>
 #include "kiln/core/error.h"
 #include "kiln/core/host_memory.h"
@@ -20,7 +22,8 @@ namespace kiln {
 namespace {
 
 constexpr const char* kForms =
-    "fashion-mnist[:FOLDER], article, csv:PATH, npy:FEATURES[,LABELS] or images:DIR";
+    "fashion-mnist[:FOLDER], article, csv:PATH[:label=COLUMN][:target=class|float], "
+    "npy:FEATURES[,LABELS] or images:DIR";
 // Fashion-MNIST's pixel mean and standard deviation over the training set (pixels in [0, 1]).
 constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
 
@@ -66,14 +69,77 @@ DataSplits article_splits(const DataSpecOptions& o) {
           std::make_shared<SubsetDataset>(all, train_size, test_size)};
 }
 
-// A source without a test split of its own: every tenth sample is held out.
+// A source without a test split of its own: test_share of it is held out (none when the test
+// samples come from test_data, which open_data adds).
 DataSplits held_out(std::shared_ptr<const Dataset> all, const DataSpecOptions& o) {
-  HeldOut split = hold_out_every(std::move(all), 10);
+  if (!o.test_data.empty()) return {spread(std::move(all), o.samples), nullptr};
+  HeldOut split = hold_out_share(std::move(all), o.test_share);
   return {spread(std::move(split.train), o.samples), std::move(split.test)};
 }
 
+// csv:PATH[:label=COLUMN][:target=class|float] — options peeled off the end, so that the path
+// itself may hold ':'.
+DataSplits csv_splits(std::string argument, const DataSpecOptions& o) {
+  CsvOptions options;
+  for (;;) {
+    const auto colon = argument.rfind(':');
+    if (colon == std::string::npos) break;
+    const std::string option = argument.substr(colon + 1);
+    const auto equals = option.find('=');
+    const std::string key = option.substr(0, equals);
+    if (equals == std::string::npos || key.empty() ||
+        key.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
+      break;  // not an option: part of the path
+    const std::string value = option.substr(equals + 1);
+    if (key == "label") {
+      KILN_CHECK(!value.empty(), "--data csv:...:label= needs a column name or 0-based index");
+      int index = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), index);
+      if (ec == std::errc() && end == value.data() + value.size())
+        options.label_index = index;
+      else
+        options.label_column = value;
+    } else if (key == "target") {
+      KILN_CHECK(value == "class" || value == "float",
+                 "--data csv:...:target={}: expected target=class (integer labels) or "
+                 "target=float (regression)",
+                 value);
+      options.float_target = value == "float";
+    } else {
+      KILN_THROW(
+          "--data csv:...:{}: unknown option '{}'; csv takes label=COLUMN (a header name or "
+          "0-based index) and target=class|float",
+          option, key);
+    }
+    argument.erase(colon);
+  }
+  KILN_CHECK(!argument.empty(), "--data csv:PATH needs a file");
+  return held_out(std::make_shared<CsvDataset>(argument, options), o);
+}
+
+// --test-data: the test source must give samples and targets the model trained for.
+std::shared_ptr<const Dataset> test_source(const DataSplits& main, const DataSpecOptions& o) {
+  DataSpecOptions t;
+  t.seed = o.seed;
+  t.test_share = 0.0;  // all of a source without its own test split
+  const DataSplits opened = open_data(o.test_data, t);
+  std::shared_ptr<const Dataset> test = opened.test ? opened.test : opened.train;
+  const Dataset& train = *main.train;
+  KILN_CHECK(
+      test->sample_shape() == train.sample_shape(),
+      "--test-data {} has samples of shape {}, but the training data has {}: both need one shape",
+      test->describe(), test->sample_shape().str(), train.sample_shape().str());
+  KILN_CHECK(test->has_class_labels() == train.has_class_labels() &&
+                 test->target_shape() == train.target_shape() &&
+                 test->num_classes() <= train.num_classes(),
+             "--test-data {} has {}, but the training data {} has {}: both need the same kind of "
+             "target (and no more classes)",
+             test->describe(), describe_targets(*test), train.describe(), describe_targets(train));
+  return test;
+}
+
 // images:DIR — DIR/train and DIR/test when both exist (as kiln-export-images writes them), else
-// DIR itself with every tenth image held out.
+// DIR itself with test_share of its images held out.
 DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
   namespace fs = std::filesystem;
   KILN_CHECK(!dir.empty(), "--data images:DIR needs a folder");
@@ -102,9 +168,7 @@ DataSplits npy_splits(const std::string& argument, const DataSpecOptions& o) {
   return held_out(std::make_shared<NpyDataset>(argument.substr(0, comma), options), o);
 }
 
-}  // namespace
-
-DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
+DataSplits open_source(const std::string& spec, const DataSpecOptions& options) {
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
   const std::string argument = colon == std::string::npos ? "" : spec.substr(colon + 1);
@@ -113,13 +177,20 @@ DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
     KILN_CHECK(argument.empty(), "--data article takes no argument (use --samples N), found '{}'", spec);
     return article_splits(options);
   }
-  if (kind == "csv") {  // the label in the first column, as in the Fashion-MNIST CSV files
-    KILN_CHECK(!argument.empty(), "--data csv:PATH needs a file");
-    return held_out(std::make_shared<CsvDataset>(argument), options);
-  }
+  if (kind == "csv") return csv_splits(argument, options);
   if (kind == "npy") return npy_splits(argument, options);
   if (kind == "images") return image_splits(argument, options);
   KILN_THROW("unknown data '{}': expected {}", spec, kForms);
+}
+
+}  // namespace
+
+DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
+  KILN_CHECK(options.test_share >= 0.0 && options.test_share < 1.0,
+             "--test-share must be in [0, 1) (0: no test split), found {}", options.test_share);
+  DataSplits splits = open_source(spec, options);
+  if (!options.test_data.empty()) splits.test = test_source(splits, options);
+  return splits;
 }
 
 }  // namespace kiln

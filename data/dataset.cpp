@@ -1,10 +1,32 @@
-// Checks shared by the Dataset implementations.
+// Checks shared by the Dataset implementations, and TargetOut's checked accessors.
 #include "kiln/data/dataset.h"
 
 #include "kiln/core/error.h"
 #include "kiln/core/host_memory.h"
 
 namespace kiln {
+
+std::int32_t* TargetOut::label() const {
+  KILN_CHECK(label_ != nullptr,
+             "a data set of class labels was asked for float targets: its labels are int32");
+  return label_;
+}
+
+float* TargetOut::values() const {
+  KILN_CHECK(values_ != nullptr,
+             "a data set of float targets was asked for a class label: its targets are float32");
+  return values_;
+}
+
+std::int64_t output_width(const Dataset& dataset) {
+  return dataset.has_class_labels() ? dataset.num_classes() : dataset.target_shape().numel();
+}
+
+std::string describe_targets(const Dataset& dataset) {
+  return dataset.has_class_labels()
+             ? fmt::format("class labels ({} classes)", dataset.num_classes())
+             : fmt::format("float targets of shape {}", dataset.target_shape().str());
+}
 
 void check_sample_index(const Dataset& dataset, std::int64_t index) {
   KILN_CHECK(index >= 0 && index < dataset.size(), "sample index {} is out of range [0, {}) of {}",

@@ -9,7 +9,8 @@
 
 namespace kiln {
 
-DeviceFeeder::DeviceFeeder(Device device, const Shape& x_shape, int buffers)
+DeviceFeeder::DeviceFeeder(Device device, const Shape& x_shape, const Shape& y_shape, DType y_dtype,
+                           int buffers)
     : device_(device), copy_stream_(Stream::create(device)),
       copy_timer_("host->device copy", device) {
   KILN_CHECK(device.is_cuda(), "a DeviceFeeder copies to a CUDA device, found {}", device.str());
@@ -17,8 +18,7 @@ DeviceFeeder::DeviceFeeder(Device device, const Shape& x_shape, int buffers)
   ring_.reserve(static_cast<std::size_t>(buffers));
   for (int b = 0; b < buffers; ++b) {
     ring_.push_back(Buffer{Tensor::empty(x_shape, DType::f32, device),
-                           Tensor::empty({x_shape[0]}, DType::i32, device), Event(device),
-                           Event(device)});
+                           Tensor::empty(y_shape, y_dtype, device), Event(device), Event(device)});
   }
 }
 

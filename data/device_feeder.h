@@ -15,8 +15,10 @@ namespace kiln {
 
 class DeviceFeeder {
  public:
-  // x_shape: (batch_size, sample_shape...); `buffers` >= 2 lets one copy overlap one step.
-  DeviceFeeder(Device device, const Shape& x_shape, int buffers);
+  // x_shape: (batch_size, sample_shape...); y_shape and y_dtype: (batch_size) int32 labels or
+  // (batch_size, target_shape...) float32 targets. `buffers` >= 2 lets one copy overlap one step.
+  DeviceFeeder(Device device, const Shape& x_shape, const Shape& y_shape, DType y_dtype,
+               int buffers);
   ~DeviceFeeder();  // waits for copies in flight: their buffers are about to be freed
   DeviceFeeder(const DeviceFeeder&) = delete;
   DeviceFeeder& operator=(const DeviceFeeder&) = delete;

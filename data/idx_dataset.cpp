@@ -149,12 +149,12 @@ IdxDataset::IdxDataset(const std::string& images_path, const std::string& labels
   labels_ = std::move(labels.bytes);
 }
 
-void IdxDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
+void IdxDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
   check_sample_index(*this, index);
   const std::uint8_t* pixels = image_bytes(index);
   const std::int64_t n = rows_ * cols_;
   for (std::int64_t k = 0; k < n; ++k) x_out[k] = static_cast<float>(pixels[k]) * (1.0f / 255.0f);
-  *y_out = label(index);
+  *y_out.label() = label(index);
 }
 
 const std::uint8_t* IdxDataset::image_bytes(std::int64_t index) const {

@@ -24,7 +24,7 @@ class IdxDataset : public Dataset {
   std::int64_t size() const override { return count_; }
   Shape sample_shape() const override { return Shape{1, rows_, cols_}; }
   std::int32_t num_classes() const override { return num_classes_; }
-  void get(std::int64_t index, float* x_out, std::int32_t* y_out) const override;
+  void get(std::int64_t index, float* x_out, TargetOut y_out) const override;
   std::string describe() const override;
 
   const std::string& images_path() const { return images_path_; }

@@ -113,7 +113,7 @@ ImageFolderDataset::ImageFolderDataset(const std::string& root, ImageFolderOptio
   }
 }
 
-void ImageFolderDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
+void ImageFolderDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
   check_sample_index(*this, index);
   const Image8 image = read_image(path(index), options_.channels);
   KILN_CHECK(resize_ || (image.height == options_.height && image.width == options_.width),
@@ -124,7 +124,7 @@ void ImageFolderDataset::get(std::int64_t index, float* x_out, std::int32_t* y_o
              options_.width);
   resize_normalize(image.pixels.data(), image.height, image.width, options_.channels, x_out,
                    options_.height, options_.width, options_.mean, options_.stddev);
-  *y_out = labels_[static_cast<std::size_t>(index)];
+  *y_out.label() = labels_[static_cast<std::size_t>(index)];
 }
 
 std::string ImageFolderDataset::describe() const {

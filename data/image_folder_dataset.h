@@ -35,7 +35,7 @@ class ImageFolderDataset : public Dataset {
   }
   std::int32_t num_classes() const override { return static_cast<std::int32_t>(classes_.size()); }
   // Throws kiln::Error naming the file when it cannot be decoded.
-  void get(std::int64_t index, float* x_out, std::int32_t* y_out) const override;
+  void get(std::int64_t index, float* x_out, TargetOut y_out) const override;
   std::string describe() const override;
 
   const std::vector<std::string>& class_names() const { return classes_; }

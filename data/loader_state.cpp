@@ -64,17 +64,26 @@ DataLoader::State::State(std::shared_ptr<const Dataset> data, DataLoaderOptions 
   std::vector<std::int64_t> dims{batch_size};
   dims.insert(dims.end(), sample.dims().begin(), sample.dims().end());
   const Shape x_shape(dims);
+  // Targets: (B) int32 class labels, or (B, target_shape...) float32 values.
+  labels = dataset->has_class_labels();
+  const Shape target = dataset->target_shape();
+  target_numel = labels ? 1 : target.numel();
+  std::vector<std::int64_t> y_dims{batch_size};
+  if (!labels) y_dims.insert(y_dims.end(), target.dims().begin(), target.dims().end());
+  const Shape y_shape(y_dims);
+  const DType y_dtype = labels ? DType::i32 : DType::f32;
 
   const int count = options.num_workers * options.prefetch + 1;
   slots.reserve(static_cast<std::size_t>(count));
   for (int k = 0; k < count; ++k) {
     Tensor x = options.pin_memory ? Tensor::empty_pinned(x_shape) : Tensor::empty(x_shape);
-    Tensor y = options.pin_memory ? Tensor::empty_pinned({batch_size}, DType::i32)
-                                  : Tensor::empty({batch_size}, DType::i32);
+    Tensor y = options.pin_memory ? Tensor::empty_pinned(y_shape, y_dtype)
+                                  : Tensor::empty(y_shape, y_dtype);
     slots.push_back(HostSlot{std::move(x), std::move(y), Event(options.device), -1, nullptr});
   }
   // Two buffers: one is copied into while the consumer's stream computes on the other.
-  if (options.device.is_cuda()) feeder = std::make_unique<DeviceFeeder>(options.device, x_shape, 2);
+  if (options.device.is_cuda())
+    feeder = std::make_unique<DeviceFeeder>(options.device, x_shape, y_shape, y_dtype, 2);
   busy_ms.assign(static_cast<std::size_t>(std::max(1, options.num_workers)), 0.0);
   try {
     for (int w = 0; w < options.num_workers; ++w)
@@ -258,14 +267,19 @@ bool DataLoader::State::fill(HostSlot& s, std::int64_t b, std::uint64_t generati
     return true;
   }
   float* x = s.x.data<float>();
-  std::int32_t* y = s.y.data<std::int32_t>();
+  const TargetOut y = labels ? TargetOut(s.y.data<std::int32_t>()) : TargetOut(s.y.data<float>());
   const std::int64_t first = b * batch_size;
   for (std::int64_t i = 0, n = rows(b); i < n; ++i) {
     if (generation.load(std::memory_order_relaxed) != generation_at_claim) return false;
     const std::int64_t index = indices[static_cast<std::size_t>(first + i)];
     try {
-      dataset->get_for_epoch(index, running_epoch, x + i * sample_numel, y + i);
-      KILN_CHECK(y[i] >= 0 && y[i] < classes, "its label {} is outside [0, {})", y[i], classes);
+      const TargetOut target = y.at(i, target_numel);
+      dataset->get_for_epoch(index, running_epoch, x + i * sample_numel, target);
+      if (labels) {
+        const std::int32_t label = *target.label();
+        KILN_CHECK(label >= 0 && label < classes, "its label {} is outside [0, {})", label,
+                   classes);
+      }
     } catch (const std::exception& e) {
       s.error = std::make_exception_ptr(wrap_sample_error(&e, index, b, running_epoch, *dataset));
       return true;

@@ -60,6 +60,8 @@ struct DataLoader::State {
   Sampler sampler;
   std::int64_t batch_size, samples, batches, sample_numel;
   std::int32_t classes;
+  bool labels;  // class labels (int32); false: float targets of target_numel each
+  std::int64_t target_numel;
   std::vector<detail::HostSlot> slots;
   std::unique_ptr<DeviceFeeder> feeder;  // CUDA target only; destroyed (synchronised) before slots
   std::vector<std::thread> workers;

@@ -43,16 +43,22 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
   std::int64_t label_col = -1;
   if (!options.labels_path.empty()) {
     const NpyArray y = read_npy(options.labels_path);
-    KILN_CHECK(npy_is_integer(y.descr),
-               "{}: labels of dtype '{}' are not supported: use an integer type",
-               options.labels_path, y.descr);
-    KILN_CHECK(y.shape.size() == 1 || (y.shape.size() == 2 && y.shape[1] == 1),
-               "{}: labels of shape {} are not supported: expected (N) or (N, 1)",
-               options.labels_path, shape_text(y.shape));
-    KILN_CHECK(y.shape[0] == n, "{} holds {} samples but {} holds {} labels", features_path, n,
-               options.labels_path, y.shape[0]);
-    for (std::int64_t i = 0; i < n; ++i) labels[static_cast<std::size_t>(i)] = y.at(i);
-    label_source = options.labels_path;
+    if (y.descr == "<f4" || y.descr == "<f8") {  // float targets: regression
+      read_float_targets(y, n, features_path, options);
+      label_source = options.labels_path;
+    } else {
+      KILN_CHECK(npy_is_integer(y.descr),
+                 "{}: labels of dtype '{}' are not supported: use an integer type (class labels) "
+                 "or float32 / float64 (regression targets)",
+                 options.labels_path, y.descr);
+      KILN_CHECK(y.shape.size() == 1 || (y.shape.size() == 2 && y.shape[1] == 1),
+                 "{}: labels of shape {} are not supported: expected (N) or (N, 1)",
+                 options.labels_path, shape_text(y.shape));
+      KILN_CHECK(y.shape[0] == n, "{} holds {} samples but {} holds {} labels", features_path, n,
+                 options.labels_path, y.shape[0]);
+      for (std::int64_t i = 0; i < n; ++i) labels[static_cast<std::size_t>(i)] = y.at(i);
+      label_source = options.labels_path;
+    }
   } else {
     KILN_CHECK(x.shape.size() == 2,
                "{}: features of shape {} need a labels file (NpyOptions::labels_path); a label "
@@ -87,6 +93,10 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
       values_.push_back(v);
     }
 
+  shape_ = Shape(sample);
+  features_ = row;
+  rows_ = n;
+  if (!has_class_labels()) return;
   std::int64_t max_label = -1;
   labels_.resize(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
@@ -99,20 +109,47 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
     labels_[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(v);
     max_label = std::max<std::int64_t>(max_label, labels_[static_cast<std::size_t>(i)]);
   }
-  shape_ = Shape(sample);
-  features_ = row;
   num_classes_ = options.num_classes > 0 ? options.num_classes
                                          : classes_from_max_label(max_label, label_source);
 }
 
-void NpyDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
+void NpyDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
   check_sample_index(*this, index);
   const float* row = values_.data() + static_cast<std::size_t>(index * features_);
   std::copy(row, row + features_, x_out);
-  *y_out = labels_[static_cast<std::size_t>(index)];
+  if (has_class_labels()) {
+    *y_out.label() = labels_[static_cast<std::size_t>(index)];
+    return;
+  }
+  const std::int64_t k = target_shape_.numel();
+  const float* target = targets_.data() + static_cast<std::size_t>(index * k);
+  std::copy(target, target + k, y_out.values());
+}
+
+void NpyDataset::read_float_targets(const NpyArray& y, std::int64_t n,
+                                    const std::string& features_path, const NpyOptions& options) {
+  KILN_CHECK(y.shape.size() == 1 || (y.shape.size() == 2 && y.shape[1] >= 1),
+             "{}: float targets of shape {} are not supported: expected (N) or (N, K)",
+             options.labels_path, shape_text(y.shape));
+  KILN_CHECK(y.shape[0] == n, "{} holds {} samples but {} holds {} targets", features_path, n,
+             options.labels_path, y.shape[0]);
+  KILN_CHECK(options.num_classes == 0,
+             "{}: float targets (regression) have no classes, but {} were asked for",
+             options.labels_path, options.num_classes);
+  target_shape_ = Shape{y.shape.size() == 2 ? y.shape[1] : 1};
+  targets_.resize(static_cast<std::size_t>(y.numel()));
+  for (std::int64_t i = 0; i < y.numel(); ++i) {
+    const auto v = static_cast<float>(y.at(i));
+    KILN_CHECK(std::isfinite(v), "{}: target {} of sample {} is {}: targets must be finite",
+               options.labels_path, i % target_shape_.numel(), i / target_shape_.numel(), v);
+    targets_[static_cast<std::size_t>(i)] = v;
+  }
 }
 
 std::string NpyDataset::describe() const {
+  if (!has_class_labels())
+    return fmt::format("NumPy {} ({} x {}, float targets {})", path_, size(), shape_.str(),
+                       target_shape_.str());
   return fmt::format("NumPy {} ({} x {}, {} classes)", path_, size(), shape_.str(), num_classes_);
 }
 

@@ -1,6 +1,7 @@
 // NpyDataset: features from a NumPy .npy array of shape (N, ...) in float32, float64 or uint8,
-// with integer labels from a second .npy file of shape (N) or from one column of a 2-D features
-// array. Everything is converted to float32 and held in memory at construction.
+// with targets from a second .npy file — integer class labels of shape (N) or (N, 1), or float
+// targets (float32/float64: regression) of shape (N) or (N, K) — or integer labels from one
+// column of a 2-D features array. Everything is converted once and held in memory.
 #pragma once
 
 #include <cstdint>
@@ -8,11 +9,12 @@
 #include <vector>
 
 #include "kiln/data/dataset.h"
+#include "kiln/data/npy_file.h"
 
 namespace kiln {
 
 struct NpyOptions {
-  // A .npy of N integer labels; or, when empty, label_column below.
+  // A .npy of N integer labels or float targets; or, when empty, label_column below.
   std::string labels_path;
   // The column of a 2-D (N, F) features array that holds the labels (removed from the
   // features); negative counts from the end.
@@ -29,19 +31,27 @@ class NpyDataset : public Dataset {
   // differ, labels that are not integers in range (naming the index).
   explicit NpyDataset(const std::string& features_path, NpyOptions options = {});
 
-  std::int64_t size() const override { return static_cast<std::int64_t>(labels_.size()); }
+  std::int64_t size() const override { return rows_; }
   Shape sample_shape() const override { return shape_; }
   std::int32_t num_classes() const override { return num_classes_; }
-  void get(std::int64_t index, float* x_out, std::int32_t* y_out) const override;
+  bool has_class_labels() const override { return target_shape_.rank() == 0; }
+  Shape target_shape() const override { return target_shape_; }
+  void get(std::int64_t index, float* x_out, TargetOut y_out) const override;
   std::string describe() const override;
 
  private:
+  void read_float_targets(const NpyArray& y, std::int64_t n, const std::string& features_path,
+                          const NpyOptions& options);
+
   std::string path_;
   Shape shape_;
   std::int64_t features_ = 0;
   std::int32_t num_classes_ = 0;
   std::vector<float> values_;  // (N, features)
-  std::vector<std::int32_t> labels_;
+  std::int64_t rows_ = 0;
+  Shape target_shape_;                // () for class labels, (1) or (K) for float targets
+  std::vector<std::int32_t> labels_;  // class labels, or
+  std::vector<float> targets_;        // float targets, (N, K)
 };
 
 }  // namespace kiln

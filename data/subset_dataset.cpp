@@ -1,5 +1,6 @@
 #include "kiln/data/subset_dataset.h"
 
+#include <cmath>
 #include <numeric>
 
 #include "kiln/core/error.h"
@@ -26,13 +27,13 @@ SubsetDataset::SubsetDataset(std::shared_ptr<const Dataset> base, std::vector<st
   what_ = fmt::format("{} chosen samples", indices_.size());
 }
 
-void SubsetDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
+void SubsetDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
   check_sample_index(*this, index);
   base_->get(indices_[static_cast<std::size_t>(index)], x_out, y_out);
 }
 
 void SubsetDataset::get_for_epoch(std::int64_t index, std::int64_t epoch, float* x_out,
-                                  std::int32_t* y_out) const {
+                                  TargetOut y_out) const {
   check_sample_index(*this, index);
   base_->get_for_epoch(indices_[static_cast<std::size_t>(index)], epoch, x_out, y_out);
 }
@@ -45,6 +46,29 @@ HeldOut hold_out_every(std::shared_ptr<const Dataset> base, std::int64_t n) {
              base->describe(), base->size(), n);
   std::vector<std::int64_t> train, test;
   for (std::int64_t i = 0; i < base->size(); ++i) ((i + 1) % n == 0 ? test : train).push_back(i);
+  return {std::make_shared<SubsetDataset>(base, std::move(train)),
+          std::make_shared<SubsetDataset>(base, std::move(test))};
+}
+
+}  // namespace kiln
+
+namespace kiln {
+
+HeldOut hold_out_share(std::shared_ptr<const Dataset> base, double share) {
+  KILN_CHECK(share >= 0.0 && share < 1.0,
+             "the share held out for testing must be in [0, 1) (0: no test split), found {}",
+             share);
+  if (share == 0.0) return {std::move(base), nullptr};
+  std::vector<std::int64_t> train, test;
+  for (std::int64_t i = 0; i < base->size(); ++i) {
+    const bool held =
+        std::floor(static_cast<double>(i + 1) * share) > std::floor(static_cast<double>(i) * share);
+    (held ? test : train).push_back(i);
+  }
+  KILN_CHECK(!test.empty() && !train.empty(),
+             "{} has {} samples: holding out a share of {} for testing leaves {} to test and {} "
+             "to train; change --test-share or give --test-data",
+             base->describe(), base->size(), share, test.size(), train.size());
   return {std::make_shared<SubsetDataset>(base, std::move(train)),
           std::make_shared<SubsetDataset>(base, std::move(test))};
 }

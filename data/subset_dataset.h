@@ -19,9 +19,11 @@ class SubsetDataset : public Dataset {
   std::int64_t size() const override { return static_cast<std::int64_t>(indices_.size()); }
   Shape sample_shape() const override { return base_->sample_shape(); }
   std::int32_t num_classes() const override { return base_->num_classes(); }
-  void get(std::int64_t index, float* x_out, std::int32_t* y_out) const override;
+  bool has_class_labels() const override { return base_->has_class_labels(); }
+  Shape target_shape() const override { return base_->target_shape(); }
+  void get(std::int64_t index, float* x_out, TargetOut y_out) const override;
   void get_for_epoch(std::int64_t index, std::int64_t epoch, float* x_out,
-                     std::int32_t* y_out) const override;
+                     TargetOut y_out) const override;
   std::string describe() const override;
 
  private:
@@ -36,5 +38,10 @@ struct HeldOut {
   std::shared_ptr<const Dataset> train, test;
 };
 HeldOut hold_out_every(std::shared_ptr<const Dataset> base, std::int64_t n);
+// A share in [0, 1) of the samples as a test split, spread evenly: sample i is held out when
+// floor((i + 1) * share) > floor(i * share), so a share of 1/n is exactly hold_out_every(n).
+// A share of 0 holds nothing out: `test` is null. Throws kiln::Error for a share outside [0, 1)
+// or one that leaves no training or no test sample.
+HeldOut hold_out_share(std::shared_ptr<const Dataset> base, double share);
 
 }  // namespace kiln

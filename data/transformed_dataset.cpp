@@ -17,12 +17,12 @@ TransformedDataset::TransformedDataset(std::shared_ptr<const Dataset> base,
   }
 }
 
-void TransformedDataset::get(std::int64_t index, float* x_out, std::int32_t* y_out) const {
+void TransformedDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
   get_for_epoch(index, 0, x_out, y_out);
 }
 
 void TransformedDataset::get_for_epoch(std::int64_t index, std::int64_t epoch, float* x_out,
-                                       std::int32_t* y_out) const {
+                                       TargetOut y_out) const {
   base_->get_for_epoch(index, epoch, x_out, y_out);
   for (std::size_t k = 0; k < transforms_.size(); ++k) {
     RandomStream rng(seed_, RandomPurpose::transform, static_cast<std::uint64_t>(epoch),

@@ -22,10 +22,12 @@ class TransformedDataset : public Dataset {
   std::int64_t size() const override { return base_->size(); }
   Shape sample_shape() const override { return shape_; }
   std::int32_t num_classes() const override { return base_->num_classes(); }
+  bool has_class_labels() const override { return base_->has_class_labels(); }
+  Shape target_shape() const override { return base_->target_shape(); }
   // As in epoch 0.
-  void get(std::int64_t index, float* x_out, std::int32_t* y_out) const override;
+  void get(std::int64_t index, float* x_out, TargetOut y_out) const override;
   void get_for_epoch(std::int64_t index, std::int64_t epoch, float* x_out,
-                     std::int32_t* y_out) const override;
+                     TargetOut y_out) const override;
   std::string describe() const override;  // the base's, then " | " and each transform
 
   const Dataset& base() const { return *base_; }

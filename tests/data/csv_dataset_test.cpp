@@ -115,3 +115,34 @@ TEST(CsvDataset, AByteOrderMarkIsSkippedWithOrWithoutAHeader) {
   const CsvDataset with_header(named, CsvOptions{.label_column = "label"});
   EXPECT_EQ(with_header.size(), 1);
 }
+
+TEST(CsvDataset, ReadsAFloatTargetFromANamedMiddleColumn) {
+  const auto dir = kiln::testing::fresh_folder("csv_float_target");
+  const std::string path = write_text(dir / "t.csv", "a,price,b\n1,2.75,3\n4,-0.5,6\n");
+  const CsvDataset data(path, CsvOptions{.label_column = "price", .float_target = true});
+  EXPECT_FALSE(data.has_class_labels());
+  EXPECT_EQ(data.target_shape(), (kiln::Shape{1}));
+  EXPECT_EQ(data.num_classes(), 0);
+  EXPECT_EQ(data.sample_shape(), (kiln::Shape{2}));
+  std::vector<float> x(2);
+  float y = 0;
+  data.get(1, x.data(), &y);
+  EXPECT_EQ(x, (std::vector<float>{4.0f, 6.0f}));
+  EXPECT_EQ(y, -0.5f);
+  EXPECT_CONTAINS(data.describe(), "float target 'price'");
+  std::int32_t label = 0;
+  EXPECT_CONTAINS(error_message([&] { data.get(0, x.data(), &label); }), "float targets");
+}
+
+TEST(CsvDataset, ANonNumericFloatTargetNamesTheFileAndRow) {
+  const auto dir = kiln::testing::fresh_folder("csv_float_text");
+  const std::string path = write_text(dir / "t.csv", "a,price\n1,2\n3,cheap\n");
+  EXPECT_CONTAINS(error_message([&] {
+                    CsvDataset(path, CsvOptions{.label_column = "price", .float_target = true});
+                  }),
+                  path + ": row 3, column 2 ('price'): 'cheap' is not a number");
+  // A fractional value read as a class label says how to read it as a float.
+  const std::string real = write_text(dir / "real.csv", "a,price\n1,2.5\n");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset(real, CsvOptions{.label_column = "price"}); }),
+                  "target=float");
+}

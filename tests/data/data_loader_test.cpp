@@ -147,6 +147,27 @@ TEST(DataLoader, BatchesHaveTheSampleShapeAndTheLastOneIsShort) {
   EXPECT_EQ(shapes[4], (kiln::Shape{1, 1, 2, 2}));
 }
 
+TEST(DataLoader, FloatTargetsComeAsBatchesOfTheTargetShapeWithAnyWorkerCount) {
+  for (int workers : {0, 3}) {
+    DataLoader loader(std::make_shared<kiln::testing::RegressionDataset>(13),
+                      DataLoaderOptions{.batch_size = 4, .seed = 5, .num_workers = workers});
+    std::set<std::int64_t> seen;
+    for (const kiln::Batch& b : loader) {
+      ASSERT_EQ(b.y.dtype(), kiln::DType::f32);
+      ASSERT_EQ(b.y.shape(), (kiln::Shape{b.x.size(0), 2}));
+      const auto x = b.x.to_vector<float>();
+      const auto y = b.y.to_vector<float>();
+      for (std::int64_t r = 0; r < b.x.size(0); ++r) {
+        const auto index = static_cast<std::int64_t>(x[static_cast<std::size_t>(r * 4)]) / 10;
+        EXPECT_EQ(y[static_cast<std::size_t>(2 * r)], static_cast<float>(index) + 0.5f);
+        EXPECT_EQ(y[static_cast<std::size_t>(2 * r + 1)], -static_cast<float>(index));
+        seen.insert(index);
+      }
+    }
+    EXPECT_EQ(seen.size(), 13u) << workers << " workers";
+  }
+}
+
 TEST(DataLoader, AnEmptyDatasetGivesNoBatches) {
   DataLoader loader(std::make_shared<IndexDataset>(0), DataLoaderOptions{.num_workers = 2});
   EXPECT_EQ(loader.batches_per_epoch(), 0);

@@ -89,10 +89,46 @@ TEST(NpyDataset, UnsupportedDtypesAreNamed) {
                   ints + ": features of dtype '<i4' are not supported");
   const std::string x =
       kiln::testing::write_bytes(dir / "x.npy", npy<float>("<f4", "(2, 2)", {1, 2, 3, 4}));
-  const std::string fy =
-      kiln::testing::write_bytes(dir / "fy.npy", npy<float>("<f4", "(2,)", {0, 1}));
-  EXPECT_CONTAINS(error_message([&] { NpyDataset(x, NpyOptions{.labels_path = fy}); }),
-                  fy + ": labels of dtype '<f4' are not supported");
+  const std::string cy =
+      kiln::testing::write_bytes(dir / "cy.npy", npy<float>("<c8", "(2,)", {0, 1}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset(x, NpyOptions{.labels_path = cy}); }),
+                  cy + ": dtype '<c8' is not supported");
+}
+
+TEST(NpyDataset, AFloatLabelsFileHoldsRegressionTargets) {
+  const auto dir = kiln::testing::fresh_folder("npy_float_targets");
+  const std::string x =
+      kiln::testing::write_bytes(dir / "x.npy", npy<float>("<f4", "(3, 2)", {1, 2, 3, 4, 5, 6}));
+  const std::string y1 =
+      kiln::testing::write_bytes(dir / "y1.npy", npy<float>("<f4", "(3,)", {0.5f, -1.25f, 7}));
+  const NpyDataset one(x, NpyOptions{.labels_path = y1});
+  EXPECT_FALSE(one.has_class_labels());
+  EXPECT_EQ(one.target_shape(), kiln::Shape{1});
+  EXPECT_EQ(one.num_classes(), 0);
+  float features[2], target = 0;
+  one.get(1, features, &target);
+  EXPECT_EQ(target, -1.25f);
+  EXPECT_EQ(features[1], 4.0f);
+  std::int32_t label = 0;
+  EXPECT_CONTAINS(error_message([&] { one.get(1, features, &label); }), "float targets");
+
+  const std::string y2 = kiln::testing::write_bytes(
+      dir / "y2.npy", npy<double>("<f8", "(3, 2)", {1, 2, 3, 4, 5, 6.5}));
+  const NpyDataset two(x, NpyOptions{.labels_path = y2});
+  EXPECT_EQ(two.target_shape(), kiln::Shape{2});
+  float targets[2];
+  two.get(2, features, targets);
+  EXPECT_EQ(targets[0], 5.0f);
+  EXPECT_EQ(targets[1], 6.5f);
+
+  const std::string nan = kiln::testing::write_bytes(
+      dir / "nan.npy", npy<float>("<f4", "(3,)", {1, std::numeric_limits<float>::quiet_NaN(), 2}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset(x, NpyOptions{.labels_path = nan}); }),
+                  nan + ": target 0 of sample 1 is nan");
+  const std::string short_y =
+      kiln::testing::write_bytes(dir / "short.npy", npy<float>("<f4", "(2,)", {1, 2}));
+  EXPECT_CONTAINS(error_message([&] { NpyDataset(x, NpyOptions{.labels_path = short_y}); }),
+                  "holds 3 samples but " + short_y + " holds 2 targets");
 }
 
 TEST(NpyDataset, UnsupportedShapesAndOrdersAreNamed) {

@@ -101,7 +101,7 @@ TEST(TransformedDataset, RandomnessDependsOnlyOnSeedEpochAndIndex) {
     explicit AsImage(std::shared_ptr<const kiln::Dataset> d)
         : IndexDataset(d->size()), d_(std::move(d)) {}
     Shape sample_shape() const override { return Shape{1, 8, 8}; }
-    void get(std::int64_t i, float* x, std::int32_t* y) const override { d_->get(i, x, y); }
+    void get(std::int64_t i, float* x, kiln::TargetOut y) const override { d_->get(i, x, y); }
     std::shared_ptr<const kiln::Dataset> d_;
   };
   std::vector<std::shared_ptr<const kiln::Transform>> pipeline{

@@ -30,6 +30,11 @@ inline std::string write_input(const char* name, const std::uint8_t* data, std::
 
 inline void read_last_sample(const Dataset& dataset) {
   std::vector<float> x(static_cast<std::size_t>(dataset.sample_shape().numel()));
+  if (!dataset.has_class_labels()) {  // a float labels file: regression targets
+    std::vector<float> y(static_cast<std::size_t>(dataset.target_shape().numel()));
+    dataset.get(dataset.size() - 1, x.data(), y.data());
+    return;
+  }
   std::int32_t y = 0;
   dataset.get(dataset.size() - 1, x.data(), &y);
 }

@@ -22,10 +22,10 @@ class Counting final : public kiln::Dataset {
   std::int64_t size() const override { return n_; }
   kiln::Shape sample_shape() const override { return kiln::Shape{1}; }
   std::int32_t num_classes() const override { return 10; }
-  void get(std::int64_t index, float* x, std::int32_t* y) const override {
+  void get(std::int64_t index, float* x, kiln::TargetOut y) const override {
     kiln::check_sample_index(*this, index);
     *x = static_cast<float>(index);
-    *y = static_cast<std::int32_t>(index % 10);
+    *y.label() = static_cast<std::int32_t>(index % 10);
   }
   std::string describe() const override { return "counting"; }
 
