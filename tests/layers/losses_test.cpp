@@ -4,10 +4,14 @@
 
 #include "kiln/core/ops.h"
 #include "kiln/layers/cross_entropy_loss.h"
+#include "kiln/layers/loss.h"
 #include "kiln/layers/metrics.h"
 #include "kiln/layers/mse_loss.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/gradient_check.h"
 #include "tests/support/tensor_testing.h"
+
+#define EXPECT_CONTAINS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
 using kiln::Shape;
 using kiln::Tensor;
@@ -81,6 +85,46 @@ TEST(MSELoss, MatchesTheDefinitionAndFiniteDifferences) {
   auto f = [&] { return static_cast<double>(loss.forward(prediction, target).item()); };
   EXPECT_TRUE(kiln::testing::gradient_matches_finite_differences(f, prediction, analytic, "prediction"));
   EXPECT_THROW(loss.forward(prediction, kiln::testing::random_tensor({3, 7}, 1)), kiln::Error);
+}
+
+TEST(Loss, MakeLossKnowsTheNamesAndAliases) {
+  for (const char* name : {"cross-entropy", "ce", "crossentropy", "cross_entropy"}) {
+    const auto loss = kiln::make_loss(name);
+    EXPECT_TRUE(loss->expects_class_labels()) << name;
+    EXPECT_EQ(loss->describe(), "cross-entropy");
+    EXPECT_EQ(kiln::canonical_loss_name(name), "cross-entropy");
+  }
+  for (const char* name : {"mse", "l2", "mean-squared-error"}) {
+    const auto loss = kiln::make_loss(name);
+    EXPECT_FALSE(loss->expects_class_labels()) << name;
+    EXPECT_EQ(loss->describe(), "mse");
+  }
+  EXPECT_CONTAINS(kiln::testing::error_message([] { kiln::make_loss("hinge"); }),
+                  "unknown loss 'hinge': expected cross-entropy (or ce) for class labels, mse");
+}
+
+TEST(Loss, ATargetOfTheOtherKindSaysWhichLossToUse) {
+  const Tensor output = kiln::testing::random_tensor({3, 1}, 7);
+  const Tensor labels = Tensor::from_vector(std::vector<std::int32_t>{0, 0, 0}, {3});
+  const Tensor values = kiln::testing::random_tensor({3, 1}, 8);
+  std::unique_ptr<kiln::Loss> mse = kiln::make_loss("mse");
+  EXPECT_CONTAINS(kiln::testing::error_message([&] { mse->forward(output, labels); }),
+                  "the mse loss needs float targets, found class labels int32 (3,): use --loss "
+                  "cross-entropy");
+  EXPECT_EQ(mse->forward(output, values).shape(), Shape{});  // a scalar, as cross-entropy's
+  std::unique_ptr<kiln::Loss> ce = kiln::make_loss("ce");
+  EXPECT_CONTAINS(kiln::testing::error_message([&] { ce->forward(output, values); }),
+                  "the cross-entropy loss needs class labels (int32), found float targets float32 "
+                  "(3, 1): use --loss mse");
+  EXPECT_CONTAINS(kiln::testing::error_message([&] {
+                    mse->forward(output, kiln::testing::random_tensor({3, 2}, 9));
+                  }),
+                  "MSELoss: the prediction is (3, 1) but the target (3, 2)");
+  EXPECT_CONTAINS(
+      kiln::testing::error_message([&] { kiln::check_loss_fits_targets(*mse, true, "CSV t.csv"); }),
+      "--loss mse needs float targets, but CSV t.csv has class labels: use --loss "
+      "cross-entropy");
+  EXPECT_NO_THROW(kiln::check_loss_fits_targets(*ce, true, "CSV t.csv"));
 }
 
 // Past 2^24 a float count stops growing by one; the count is an int32, exact (a long epoch).

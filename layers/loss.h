@@ -1,0 +1,41 @@
+// Loss: what the training loop minimises, from the model's output and the batch's targets. A
+// loss expects class labels ((N) int32, as CrossEntropyLoss) or float targets of the output's
+// shape (MSELoss); forward() checks which before it computes, so a regression set meets a
+// classification loss (or the reverse) with one message saying which --loss fits.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+class Loss {
+ public:
+  virtual ~Loss() = default;
+
+  // output: (N, ...) and target on the same device: (N) int32 class labels when
+  // expects_class_labels(), else float32 of the output's shape -> () mean loss, on the device.
+  const Tensor& forward(const Tensor& output, const Tensor& target);
+  // -> doutput: the output's shape, the gradient of the mean loss times `scale`.
+  virtual const Tensor& backward(float scale = 1.0f) = 0;
+  // The name make_loss takes, with any setting: "cross-entropy", "mse".
+  virtual std::string describe() const = 0;
+  virtual bool expects_class_labels() const = 0;
+
+ private:
+  virtual const Tensor& compute(const Tensor& output, const Tensor& target) = 0;
+};
+
+// By name: "cross-entropy" (aliases "ce", "crossentropy", "cross_entropy") or "mse" (aliases
+// "l2", "mean-squared-error"). Throws kiln::Error listing them for any other name.
+std::unique_ptr<Loss> make_loss(const std::string& name);
+// The canonical name of an accepted one ("ce" -> "cross-entropy"), e.g. to compare settings.
+std::string canonical_loss_name(const std::string& name);
+
+// Throws kiln::Error unless `loss` fits targets of this kind (class labels or float values) of
+// the data `data` describes: for a check before training.
+void check_loss_fits_targets(const Loss& loss, bool class_labels, const std::string& data);
+
+}  // namespace kiln
