@@ -1,5 +1,7 @@
 // Running loss and top-1 accuracy over an epoch, accumulated on the device: update() queues two
 // small ops and never waits for the GPU; read() synchronises once and returns the figures.
+// Accuracy needs class labels: with float targets (regression) only the loss is kept, and
+// read() gives accuracy NaN.
 #pragma once
 
 #include "kiln/core/tensor.h"
@@ -10,7 +12,8 @@ class RunningMetrics {
  public:
   explicit RunningMetrics(Device device = Device::cpu());
 
-  // logits: (N, C), labels: (N), mean_loss: the batch's scalar mean loss, all on the device.
+  // logits: (N, C), labels: (N) int32 — or output and float targets of any shape (N, ...) —,
+  // mean_loss: the batch's scalar mean loss, all on the device.
   // The same as accumulate() then count(N).
   void update(const Tensor& logits, const Tensor& labels, const Tensor& mean_loss);
   // The device half of update(): queues the two ops (a CUDA graph can record them)...
@@ -19,7 +22,7 @@ class RunningMetrics {
   void count(std::int64_t n) { samples_ += n; }
   struct Values {
     double mean_loss = 0.0;
-    double accuracy = 0.0;  // in [0, 1]
+    double accuracy = 0.0;  // in [0, 1]; NaN for float targets, which have no accuracy
     std::int64_t samples = 0;
   };
   Values read() const;
@@ -29,6 +32,9 @@ class RunningMetrics {
   Tensor loss_sum_;  // () sum over batches of mean_loss * N
   Tensor correct_;   // () int32 count of correct predictions (exact; a float would round past 2^24)
   std::int64_t samples_ = 0;
+  // Float targets were seen: no accuracy. Kept by reset(), since the data's kind stays (and a
+  // replayed CUDA graph does not call accumulate() again).
+  bool float_targets_ = false;
 };
 
 }  // namespace kiln

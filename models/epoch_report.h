@@ -28,7 +28,8 @@ struct EpochReport {
   double wall_s = 0.0;
   double samples_per_s = 0.0;
   double train_loss = NAN, train_accuracy = NAN;
-  double test_loss = NAN, test_accuracy = NAN;
+  double test_loss = NAN, test_accuracy = NAN;  // accuracy NaN for float targets (regression)
+  bool test_split = true;  // false: the data has no test split (--test-share 0), none evaluated
 
   StageTotals stages;              // milliseconds per stage over the epoch
   double process_cpu_percent = 0;  // CPU time of the process / (wall time * cores), in %

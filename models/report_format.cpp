@@ -11,12 +11,23 @@ namespace {
 nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
 std::string percent_or_dash(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f} %", 100.0 * v); }
+
+// "loss 0.1234 acc 91.0 %", or "loss 0.0123" alone for float targets (no accuracy).
+std::string loss_and_accuracy(double loss, double accuracy) {
+  std::string text = fmt::format("loss {:.4f}", loss);
+  if (!std::isnan(accuracy)) text += " acc " + percent_or_dash(accuracy);
+  return text;
+}
 }  // namespace
 
 std::string format_epoch_summary(const EpochReport& r, std::int64_t epochs) {
-  return fmt::format("epoch {}/{}  {:.1f} s  {:.0f} samples/s  train loss {:.4f} acc {}  test loss {:.4f} acc {}",
-                     r.epoch, epochs, r.wall_s, r.samples_per_s, r.train_loss,
-                     percent_or_dash(r.train_accuracy), r.test_loss, percent_or_dash(r.test_accuracy));
+  std::string test = !r.test_split ? "no test split (--test-share 0)"
+                     : std::isnan(r.test_loss)
+                         ? "test not evaluated"
+                         : "test " + loss_and_accuracy(r.test_loss, r.test_accuracy);
+  return fmt::format("epoch {}/{}  {:.1f} s  {:.0f} samples/s  train {}  {}", r.epoch, epochs,
+                     r.wall_s, r.samples_per_s, loss_and_accuracy(r.train_loss, r.train_accuracy),
+                     test);
 }
 
 std::string format_stage_table(const EpochReport& r) {
@@ -65,6 +76,7 @@ nlohmann::json to_json(const EpochReport& r) {
           {"train_accuracy", number_or_null(r.train_accuracy)},
           {"test_loss", number_or_null(r.test_loss)},
           {"test_accuracy", number_or_null(r.test_accuracy)},
+          {"test_split", r.test_split},
           {"stages", stages},
           {"process_cpu_percent", r.process_cpu_percent},
           {"loader_busy_percent", r.loader_busy_percent},
@@ -73,8 +85,9 @@ nlohmann::json to_json(const EpochReport& r) {
           {"gpu_memory_in_use_mib", r.gpu_memory_in_use_mib},
           {"gpu_memory_peak_mib", r.gpu_memory_peak_mib},
           {"gpu_memory_total_mib", r.gpu_memory_total_mib},
-          {"gpu_utilization_percent", r.gpu_utilization_percent >= 0 ? nlohmann::json(r.gpu_utilization_percent)
-                                                                     : nlohmann::json(nullptr)}};
+          {"gpu_utilization_percent", r.gpu_utilization_percent >= 0
+                                          ? nlohmann::json(r.gpu_utilization_percent)
+                                          : nlohmann::json(nullptr)}};
 }
 
 }  // namespace kiln

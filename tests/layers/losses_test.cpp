@@ -151,3 +151,19 @@ TEST(RunningMetrics, CountsTopOneHitsAndAveragesTheLoss) {
   metrics.reset();
   EXPECT_EQ(metrics.read().samples, 0);
 }
+
+TEST(RunningMetrics, FloatTargetsKeepTheMeanLossAndHaveNoAccuracy) {
+  kiln::RunningMetrics metrics;
+  const Tensor output = kiln::testing::random_tensor({3, 1}, 11);
+  const Tensor target = kiln::testing::random_tensor({3, 1}, 12);
+  metrics.update(output, target, Tensor::from_vector(std::vector<float>{0.25f}, Shape{}));
+  metrics.update(output.slice(0, 1), target.slice(0, 1),
+                 Tensor::from_vector(std::vector<float>{1.25f}, Shape{}));
+  const kiln::RunningMetrics::Values v = metrics.read();
+  EXPECT_EQ(v.samples, 4);
+  EXPECT_NEAR(v.mean_loss, (3 * 0.25 + 1.25) / 4, 1e-7);
+  EXPECT_TRUE(std::isnan(v.accuracy));
+  metrics.reset();  // the kind of target stays
+  metrics.count(1);
+  EXPECT_TRUE(std::isnan(metrics.read().accuracy));
+}

@@ -91,3 +91,30 @@ TEST(Diagnosis, PointsAComputeBoundFp32CpuRunWithBf16InstructionsAtBf16) {
   input_bound.cpu_bf16_instructions = true;  // data, not compute, is what to fix
   EXPECT_FALSE(mentions(kiln::diagnose(input_bound, 2), "--precision bf16"));
 }
+
+TEST(EpochSummary, ShowsAccuracyOnlyForClassLabelsAndSaysWhenThereIsNoTestSplit) {
+  kiln::EpochReport r = report(2.0, 0.0);
+  r.epoch = 1;
+  r.train_loss = 0.5;
+  r.train_accuracy = 0.8;
+  r.test_loss = 0.25;
+  r.test_accuracy = 0.9;
+  EXPECT_NE(kiln::format_epoch_summary(r, 3).find(
+                "train loss 0.5000 acc 80.0 %  test loss 0.2500 acc 90.0 %"),
+            std::string::npos)
+      << kiln::format_epoch_summary(r, 3);
+  r.train_loss = 0.0123;
+  r.train_accuracy = NAN;  // float targets: loss alone
+  r.test_accuracy = NAN;
+  const std::string regression = kiln::format_epoch_summary(r, 3);
+  EXPECT_NE(regression.find("train loss 0.0123  test loss 0.2500"), std::string::npos)
+      << regression;
+  EXPECT_EQ(regression.find("acc"), std::string::npos) << regression;
+  r.test_split = false;
+  r.test_loss = NAN;
+  const std::string untested = kiln::format_epoch_summary(r, 3);
+  EXPECT_NE(untested.find("train loss 0.0123  no test split (--test-share 0)"), std::string::npos)
+      << untested;
+  // Diagnosis reads timings only: a regression epoch is diagnosed like any other.
+  EXPECT_TRUE(mentions(kiln::diagnose(r, 4), "compute-bound"));
+}
