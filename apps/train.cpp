@@ -22,7 +22,18 @@ extern "C" void on_interrupt(int) { g_stop = true; }
 void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_option("--device", o.device, "cpu, gpu or gpu:N")->capture_default_str();
   app.add_option("--model", o.model, "article, lenet5, or mlp:784-512-256-10")->capture_default_str();
-  app.add_option("--data", o.data, "fashion-mnist[:DIR], article, csv:PATH, npy:PATH or images:DIR")
+  app.add_option("--data", o.data,
+                 "fashion-mnist[:DIR], article, csv:PATH[:label=COLUMN][:target=class|float], "
+                 "npy:FEATURES[,LABELS] or images:DIR")
+      ->capture_default_str();
+  app.add_option("--test-data", o.test_data,
+                 "a separate test source (same forms as --data): all of its samples are tested, "
+                 "and none of --data's is held out");
+  app.add_option("--test-share", o.test_share,
+                 "the share of the data held out for testing where it has no test split (0: none, "
+                 "no evaluation)")
+      ->capture_default_str();
+  app.add_option("--loss", o.loss, "cross-entropy (class labels) or mse (float targets)")
       ->capture_default_str();
   app.add_option("--samples", o.samples, "train samples to use (0: all; the size of the article set)")
       ->capture_default_str();
@@ -31,6 +42,12 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_option("--lr", o.lr, "base learning rate")->capture_default_str();
   app.add_option("--optimizer", o.optimizer, "sgd, momentum, nesterov, adam or adamw")->capture_default_str();
   app.add_option("--weight-decay", o.weight_decay, "weight decay")->capture_default_str();
+  app.add_option("--momentum", o.momentum,
+                 "SGD momentum in [0, 1) (default: 0.9 for momentum and nesterov, 0 for sgd)");
+  app.add_flag("--nesterov", o.nesterov, "Nesterov momentum for --optimizer sgd or momentum");
+  app.add_option("--beta1", o.beta1, "Adam's first-moment decay in [0, 1)")->capture_default_str();
+  app.add_option("--beta2", o.beta2, "Adam's second-moment decay in [0, 1)")->capture_default_str();
+  app.add_option("--eps", o.eps, "Adam's epsilon, > 0")->capture_default_str();
   app.add_option("--schedule", o.schedule,
                  "constant, step:N:G, multistep:A,B:G, exp:G, cosine, or warmup:N+<schedule>")
       ->capture_default_str();

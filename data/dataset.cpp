@@ -18,8 +18,12 @@ float* TargetOut::values() const {
   return values_;
 }
 
-std::int64_t output_width(const Dataset& dataset) {
-  return dataset.has_class_labels() ? dataset.num_classes() : dataset.target_shape().numel();
+std::int32_t output_width(const Dataset& dataset) {
+  if (dataset.has_class_labels()) return dataset.num_classes();
+  const std::int64_t values = dataset.target_shape().numel();
+  KILN_CHECK(values <= 2147483647, "{}: a target of {} values is more than a model can output",
+             dataset.describe(), values);
+  return static_cast<std::int32_t>(values);
 }
 
 std::string describe_targets(const Dataset& dataset) {

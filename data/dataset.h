@@ -42,8 +42,8 @@ class Dataset {
 };
 
 // The width of a model's output for `dataset`: num_classes() for class labels, else the number
-// of values in one target.
-std::int64_t output_width(const Dataset& dataset);
+// of values in one target. Throws kiln::Error past 2^31 - 1.
+std::int32_t output_width(const Dataset& dataset);
 
 // "class labels (10 classes)" or "float targets of shape (1)", for messages.
 std::string describe_targets(const Dataset& dataset);

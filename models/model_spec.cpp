@@ -75,9 +75,11 @@ Model build_model(const std::string& spec, const Shape& sample_shape, std::int32
              "model '{}' takes {} inputs but each sample of the data has {} ({}); use a model whose "
              "first width is {}",
              spec, widths.front(), features, sample_shape.str(), features);
-  KILN_CHECK(widths.back() == classes,
-             "model '{}' has {} outputs but the data has {} classes; use a model whose last width is {}",
-             spec, widths.back(), classes, classes);
+  KILN_CHECK(
+      widths.back() == classes,
+      "model '{}' has {} outputs but the data needs {} (one per class, or per target value); use "
+      "a model whose last width is {}",
+      spec, widths.back(), classes, classes);
   for (std::size_t i = 0; i + 1 < widths.size(); ++i) {
     model.net->emplace<Linear>(widths[i], widths[i + 1], gen);
     if (i + 2 < widths.size()) model.net->emplace<ReLU>();

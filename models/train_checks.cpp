@@ -1,5 +1,6 @@
 // Checks before training (models/train_checks.h). Older checkpoints record only model, data,
-// batch size and optimizer; those four are compared for every checkpoint.
+// batch size and optimizer; those four are compared for every checkpoint, the other settings
+// where the checkpoint records them.
 #include "kiln/models/train_checks.h"
 
 #include <fmt/format.h>
@@ -12,6 +13,8 @@
 #include "kiln/core/error.h"
 #include "kiln/core/host_memory.h"
 #include "kiln/data/data_loader.h"
+#include "kiln/layers/loss.h"
+#include "kiln/optim/make_optimizer.h"
 
 namespace kiln {
 
@@ -45,17 +48,31 @@ void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
 }
 
 // The flags that change the numbers of a run, as recorded in a checkpoint and compared on resume.
+// Only the settings of the optimizer in use: a change of optimizer is then one difference.
 std::map<std::string, std::string> run_settings(const TrainOptions& o) {
-  return {{"--model", o.model},
-          {"--data", o.data},
-          {"--samples", std::to_string(o.samples)},
-          {"--batch-size", std::to_string(o.batch_size)},
-          {"--optimizer", o.optimizer},
-          {"--lr", fmt::format("{}", o.lr)},
-          {"--weight-decay", fmt::format("{}", o.weight_decay)},
-          {"--schedule", o.schedule},
-          {"--seed", std::to_string(o.seed)},
-          {"--no-shuffle", o.shuffle ? "off" : "on"}};
+  std::map<std::string, std::string> settings{{"--model", o.model},
+                                              {"--data", o.data},
+                                              {"--samples", std::to_string(o.samples)},
+                                              {"--batch-size", std::to_string(o.batch_size)},
+                                              {"--optimizer", o.optimizer},
+                                              {"--lr", fmt::format("{}", o.lr)},
+                                              {"--weight-decay", fmt::format("{}", o.weight_decay)},
+                                              {"--schedule", o.schedule},
+                                              {"--seed", std::to_string(o.seed)},
+                                              {"--no-shuffle", o.shuffle ? "off" : "on"},
+                                              {"--loss", canonical_loss_name(o.loss)},
+                                              {"--test-share", fmt::format("{}", o.test_share)},
+                                              {"--test-data", o.test_data}};
+  if (o.optimizer == "adam" || o.optimizer == "adamw") {
+    settings["--beta1"] = fmt::format("{}", o.beta1);
+    settings["--beta2"] = fmt::format("{}", o.beta2);
+    settings["--eps"] = fmt::format("{}", o.eps);
+  } else {
+    settings["--momentum"] =
+        fmt::format("{}", effective_momentum(o.optimizer, {.momentum = o.momentum}));
+    settings["--nesterov"] = o.nesterov || o.optimizer == "nesterov" ? "on" : "off";
+  }
+  return settings;
 }
 
 // Refuses a checkpoint made with other settings, listing every one that differs.

@@ -21,7 +21,7 @@
 #include "kiln/core/precision.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/data/data_spec.h"
-#include "kiln/layers/cross_entropy_loss.h"
+#include "kiln/layers/loss.h"
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/metrics.h"
 #include "kiln/models/checkpoint.h"
@@ -99,7 +99,7 @@ struct Run {
   FaultInjection faults;
   DataSplits data;
   Model model;
-  CrossEntropyLoss loss;
+  std::unique_ptr<Loss> loss;
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<LrSchedule> schedule;
   std::unique_ptr<DataLoader> train_loader, test_loader;
@@ -112,9 +112,11 @@ struct Run {
 
   Run(const TrainOptions& options, std::ostream& stream, Device d, Communicator& c, Generator& gen)
       : o(options), out(stream), device(d), comm(c),
-        data(open_data(o.data, {o.samples, o.seed})),
-        model(build_model(o.model, data.train->sample_shape(), data.train->num_classes(), gen)),
-        profiler(d), metrics(d) {}
+        data(open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data})),
+        model(build_model(o.model, data.train->sample_shape(), output_width(*data.train), gen)),
+        loss(make_loss(o.loss)), profiler(d), metrics(d) {
+    check_loss_fits_targets(*loss, data.train->has_class_labels(), data.train->describe());
+  }
 };
 
 // Forward, loss, the metrics' device ops, zero_grad and backward. While it is recorded into a CUDA
@@ -124,7 +126,7 @@ Tensor forward_backward(Run& r, const Tensor& batch_x, const Tensor& y, bool eag
   const Tensor x = r.model.as_input(batch_x);
   if (eager) r.profiler.start(Stage::forward);
   const Tensor& logits = r.model.net->forward(x);
-  Tensor loss = r.loss.forward(logits, y);
+  Tensor loss = r.loss->forward(logits, y);
   r.metrics.accumulate(logits, y, loss);
   if (eager) {
     r.metrics.count(batch_x.size(0));
@@ -132,7 +134,7 @@ Tensor forward_backward(Run& r, const Tensor& batch_x, const Tensor& y, bool eag
     r.profiler.start(Stage::backward);
   }
   r.optimizer->zero_grad();
-  r.model.net->backward(r.loss.backward());
+  r.model.net->backward(r.loss->backward());
   if (eager) r.profiler.stop(Stage::backward);
   return loss;
 }
@@ -211,10 +213,10 @@ RunningMetrics::Values evaluate(Run& r) {
   if (r.reducer) broadcast_buffers_from_rank0(*r.model.net, r.comm);
   r.model.net->eval();
   RunningMetrics metrics(r.device);
-  CrossEntropyLoss loss;
+  const std::unique_ptr<Loss> loss = make_loss(r.o.loss);
   for (const Batch& batch : *r.test_loader) {
     const Tensor& logits = r.model.net->forward(r.model.as_input(batch.x));
-    metrics.update(logits, batch.y, loss.forward(logits, batch.y));
+    metrics.update(logits, batch.y, loss->forward(logits, batch.y));
   }
   r.model.net->train();
   return sum_over_ranks(metrics.read(), r.comm);
@@ -392,10 +394,13 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
   lo.shuffle = false;
   lo.rank = 0;  // each rank evaluates its own contiguous shard, every sample once over all ranks
   lo.world_size = 1;
-  r.test_loader = std::make_unique<DataLoader>(evaluation_shard(r.data.test, comm.rank(), world), lo);
+  if (r.data.test)  // none with --test-share 0: nothing is evaluated
+    r.test_loader =
+        std::make_unique<DataLoader>(evaluation_shard(r.data.test, comm.rank(), world), lo);
   const std::int64_t steps_per_epoch = o.max_steps > 0 ? std::min(o.max_steps, r.train_loader->batches_per_epoch())
                                                        : r.train_loader->batches_per_epoch();
-  r.optimizer = make_optimizer(o.optimizer, r.model.net->parameters(), o.lr, o.weight_decay);
+  r.optimizer = make_optimizer(o.optimizer, r.model.net->parameters(), o.lr,
+                               {o.momentum, o.nesterov, o.beta1, o.beta2, o.eps, o.weight_decay});
   r.schedule = parse_schedule(o.schedule, o.lr, steps_per_epoch * o.epochs);
   r.state.seed = o.seed;
   r.state.model = o.model;
@@ -444,7 +449,8 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
   if (!o.quiet) {
     out << fmt::format("kiln train: {} on {} ({}), {}\n", o.model, device.str(), device_name(device),
                        r.data.train->describe());
-    out << fmt::format("  test: {}\n", r.data.test->describe());
+    out << fmt::format("  test: {}\n",
+                       r.data.test ? r.data.test->describe() : "none (--test-share 0)");
     out << fmt::format("  {} parameters; batch {}, {} lr {} ({}), {} workers{}, {} CPU threads{}\n",
                        r.model.net->parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule,
                        o.workers, o.pin_memory ? " pinned" : "", num_threads(),
@@ -463,7 +469,8 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
   result.world_size = world;
   for (std::int64_t epoch = r.state.epoch; epoch < o.epochs; ++epoch) {
     EpochReport report = run_epoch(r, epoch, stop, result.interrupted);
-    if (o.evaluate && !result.interrupted) {
+    report.test_split = r.test_loader != nullptr;
+    if (o.evaluate && !result.interrupted && r.test_loader) {
       const auto test = evaluate(r);
       report.test_loss = test.mean_loss;
       report.test_accuracy = test.accuracy;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,16 @@ struct TrainOptions {
   float lr = 0.05f;
   std::string optimizer = "momentum";  // sgd | momentum | nesterov | adam | adamw
   float weight_decay = 0.0f;
+  // The optimizer's settings (optim/make_optimizer.h): momentum unset is the optimizer's own
+  // (0.9; 0 for sgd); the rest default to PyTorch's.
+  std::optional<float> momentum;
+  bool nesterov = false;
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  std::string loss = "cross-entropy";  // cross-entropy (class labels) | mse (float targets)
+  // The share held out for testing where the data has no test split (0: none, no evaluation),
+  // and a separate test source (data/data_spec.h).
+  double test_share = 0.1;
+  std::string test_data;
   std::string schedule = "cosine";
   int workers = 2;
   bool pin_memory = false;

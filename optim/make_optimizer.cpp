@@ -1,30 +1,67 @@
-// make_optimizer: the name table of make_optimizer.h.
+// make_optimizer: the name table of make_optimizer.h and the settings' checks.
 #include "kiln/optim/make_optimizer.h"
+
+#include <cmath>
 
 #include "kiln/optim/adam.h"
 #include "kiln/optim/sgd.h"
 
 namespace kiln {
 
+namespace {
+
+bool is_sgd(const std::string& name) {
+  return name == "sgd" || name == "momentum" || name == "nesterov";
+}
+
+void check_settings(const std::string& name, const OptimizerSettings& s) {
+  KILN_CHECK(is_sgd(name) || name == "adam" || name == "adamw",
+             "unknown optimizer '{}'; expected one of: sgd, momentum, nesterov, adam, adamw", name);
+  const auto in_unit = [](float v) { return v >= 0.0f && v < 1.0f; };
+  KILN_CHECK(!s.momentum || in_unit(*s.momentum), "--momentum must be in [0, 1), found {}",
+             s.momentum.value_or(0.0f));
+  KILN_CHECK(in_unit(s.beta1), "--beta1 must be in [0, 1), found {}", s.beta1);
+  KILN_CHECK(in_unit(s.beta2), "--beta2 must be in [0, 1), found {}", s.beta2);
+  KILN_CHECK(s.eps > 0.0f && std::isfinite(s.eps), "--eps must be positive, found {}", s.eps);
+  KILN_CHECK(s.weight_decay >= 0.0f && std::isfinite(s.weight_decay),
+             "--weight-decay must be >= 0, found {}", s.weight_decay);
+  const OptimizerSettings defaults;
+  if (is_sgd(name)) {
+    KILN_CHECK(s.beta1 == defaults.beta1 && s.beta2 == defaults.beta2 && s.eps == defaults.eps,
+               "--beta1, --beta2 and --eps set Adam and AdamW, not --optimizer {} (which takes "
+               "--momentum and --nesterov)",
+               name);
+  } else {
+    KILN_CHECK(!s.momentum && !s.nesterov,
+               "--momentum and --nesterov set SGD, not --optimizer {}: its moments are set by "
+               "--beta1 and --beta2",
+               name);
+  }
+}
+
+}  // namespace
+
+float effective_momentum(const std::string& name, const OptimizerSettings& settings) {
+  if (!is_sgd(name)) return 0.0f;
+  constexpr float kMomentum = 0.9f;
+  return settings.momentum.value_or(name == "sgd" ? 0.0f : kMomentum);
+}
+
 std::unique_ptr<Optimizer> make_optimizer(const std::string& name,
                                           std::vector<Parameter*> parameters, float lr,
-                                          float weight_decay) {
-  constexpr float kMomentum = 0.9f;
-  if (name == "sgd")
-    return std::make_unique<Sgd>(std::move(parameters), lr, SgdOptions{0.0f, 0.0f, weight_decay});
-  if (name == "momentum")
+                                          const OptimizerSettings& settings) {
+  check_settings(name, settings);
+  if (is_sgd(name)) {
+    const float momentum = effective_momentum(name, settings);
+    const bool nesterov = name == "nesterov" || settings.nesterov;
+    KILN_CHECK(!nesterov || momentum > 0.0f,
+               "Nesterov momentum needs a momentum above 0, found --momentum {}", momentum);
     return std::make_unique<Sgd>(std::move(parameters), lr,
-                                 SgdOptions{kMomentum, 0.0f, weight_decay});
-  if (name == "nesterov")
-    return std::make_unique<Sgd>(std::move(parameters), lr,
-                                 SgdOptions{kMomentum, 0.0f, weight_decay, true});
-  if (name == "adam") {
-    AdamOptions options;
-    options.weight_decay = weight_decay;
-    return std::make_unique<Adam>(std::move(parameters), lr, options);
+                                 SgdOptions{momentum, 0.0f, settings.weight_decay, nesterov});
   }
-  if (name == "adamw") return std::make_unique<AdamW>(std::move(parameters), lr, weight_decay);
-  KILN_THROW("unknown optimizer '{}'; expected one of: sgd, momentum, nesterov, adam, adamw", name);
+  AdamOptions options{settings.beta1, settings.beta2, settings.eps, settings.weight_decay};
+  if (name == "adam") return std::make_unique<Adam>(std::move(parameters), lr, options);
+  return std::make_unique<AdamW>(std::move(parameters), lr, settings.weight_decay, options);
 }
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -71,7 +72,8 @@ TEST(TrainApp, HelpListsEveryOptionWithItsDefault) {
   for (const char* option : {"--device", "--model", "--data", "--samples", "--epochs", "--batch-size", "--lr",
                              "--optimizer", "--schedule", "--workers", "--pin-memory", "--no-shuffle", "--threads",
                              "--seed", "--checkpoint", "--resume", "--init", "--log-json", "--quiet",
-                             "--keep-checkpoints", "--find-batch-size", "--tune-loader"})
+                             "--keep-checkpoints", "--find-batch-size", "--tune-loader", "--loss", "--momentum",
+                             "--nesterov", "--beta1", "--beta2", "--eps", "--test-share", "--test-data"})
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
   EXPECT_NE(o.out.find("=article"), std::string::npos) << "defaults are shown";
 }
@@ -216,4 +218,108 @@ TEST(BenchApp, AnUnwritableOutFolderFailsBeforeMeasuring) {
   const Outcome o = bench("--cpu-only --threads 1 --samples 512 --batch-size 64 --out " + file);
   expect_one_line_error(o, "bench", "cannot create the --out folder '" + file + "'");
   EXPECT_EQ(o.out.find("CPU, 1 thread"), std::string::npos) << "nothing was measured: " << o.out;
+}
+
+namespace {
+
+// A regression table with its target in the middle column "y": y = 2a - b + noise, rows from a
+// fixed LCG. Returns the path; *variance is the target's variance (what predicting the mean
+// would score).
+std::string write_regression_csv(const std::string& dir, int rows, double* variance) {
+  std::uint64_t state = 12345;
+  const auto uniform = [&] {  // in [-1, 1)
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) / 4503599627370496.0 - 1.0;
+  };
+  std::string text = "a,y,b\n";
+  double sum = 0, sum_sq = 0;
+  for (int i = 0; i < rows; ++i) {
+    const double a = uniform(), b = uniform(), y = 2 * a - b + 0.05 * uniform();
+    text += std::to_string(a) + "," + std::to_string(y) + "," + std::to_string(b) + "\n";
+    sum += y;
+    sum_sq += y * y;
+  }
+  *variance = sum_sq / rows - (sum / rows) * (sum / rows);
+  return kiln::testing::write_text(std::filesystem::path(dir) / "regression.csv", text);
+}
+
+// The figure after `label` ("test loss ") in the last epoch line.
+double last_figure(const std::string& out, const std::string& label) {
+  const auto at = out.rfind(label);
+  return at == std::string::npos ? NAN : std::stod(out.substr(at + label.size()));
+}
+
+}  // namespace
+
+TEST(TrainApp, MseOnARegressionCsvDrivesTheLossFarBelowTheTargetVariance) {
+  const std::string dir = kiln::testing::fresh_folder("apps_regression").string();
+  double variance = 0;
+  const std::string path = write_regression_csv(dir, 600, &variance);
+  const Outcome o = train("--model mlp:2-16-1 --data csv:" + path +
+                          ":label=y:target=float --loss mse --epochs 5 --batch-size 32 --lr 0.05 "
+                          "--workers 2");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("float target 'y'"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find(" acc "), std::string::npos) << "no accuracy for float targets:\n" << o.out;
+  const double first = last_figure(o.out.substr(0, o.out.find("epoch 2/5")), "train loss ");
+  const double test = last_figure(o.out, "test loss ");
+  EXPECT_GT(variance, 1.0);
+  EXPECT_LT(test, 0.02 * variance) << o.out;  // the mean alone would score the variance
+  EXPECT_LT(last_figure(o.out, "train loss "), first) << o.out;
+}
+
+TEST(TrainApp, ClassLabelsInANamedMiddleColumnTrainWithCrossEntropy) {
+  const std::string dir = kiln::testing::fresh_folder("apps_middle_label").string();
+  std::string text = "x0,cls,x1\n";
+  for (int i = 0; i < 200; ++i) {
+    const int label = i % 2;
+    text += std::to_string(label ? 1.0 + 0.01 * (i % 7) : -1.0 - 0.01 * (i % 5)) + "," +
+            std::to_string(label) + "," + std::to_string(0.1 * (i % 3)) + "\n";
+  }
+  const std::string path = kiln::testing::write_text(std::filesystem::path(dir) / "t.csv", text);
+  const Outcome o = train("--model mlp:2-8-2 --data csv:" + path +
+                          ":label=cls --epochs 3 --batch-size 20 --lr 0.1 --workers 0");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("2 classes"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("test loss"), std::string::npos) << o.out;
+  EXPECT_GT(last_figure(o.out, " acc "), 90.0) << o.out;  // one feature separates the classes
+}
+
+TEST(TrainApp, TestShareZeroTrainsOnEverySampleAndEvaluatesNothing) {
+  const std::string dir = kiln::testing::fresh_folder("apps_no_test").string();
+  double variance = 0;
+  const std::string path = write_regression_csv(dir, 100, &variance);
+  const Outcome o = train("--model mlp:2-4-1 --data csv:" + path +
+                          ":label=1:target=float --loss mse --epochs 1 --batch-size 10 "
+                          "--test-share 0 --workers 0");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("100 x (2,)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("no test split (--test-share 0)"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("test loss"), std::string::npos) << o.out;
+}
+
+TEST(TrainApp, BadLossOptimizerAndSplitSettingsAreRefusedInOneLine) {
+  const std::string dir = kiln::testing::fresh_folder("apps_bad_settings").string();
+  double variance = 0;
+  const std::string path = write_regression_csv(dir, 100, &variance);
+  const std::string regression = "--model mlp:2-4-1 --data csv:" + path +
+                                 ":label=y:target=float --epochs 1 --batch-size 10 --workers 0";
+  expect_one_line_error(train(regression), "train", "use --loss mse");
+  expect_one_line_error(train(regression + " --loss hinge"), "train", "unknown loss 'hinge'");
+  expect_one_line_error(train(regression + " --loss mse --momentum 1"), "train",
+                        "--momentum must be in [0, 1), found 1");
+  expect_one_line_error(train(regression + " --loss mse --optimizer adam --beta1 1.5"), "train",
+                        "--beta1 must be in [0, 1), found 1.5");
+  expect_one_line_error(train(regression + " --loss mse --optimizer adam --beta2 1"), "train",
+                        "--beta2 must be in [0, 1)");
+  expect_one_line_error(train(regression + " --loss mse --optimizer adam --eps 0"), "train",
+                        "--eps must be positive");
+  expect_one_line_error(train(regression + " --loss mse --beta1 0.8"), "train",
+                        "not --optimizer momentum");
+  expect_one_line_error(train(regression + " --loss mse --test-share 1"), "train",
+                        "--test-share must be in [0, 1)");
+  expect_one_line_error(train(kSmallRun + " --loss mse"), "train",
+                        "--loss mse needs float targets");
+  expect_one_line_error(train("--model mlp:2-4-1 --data csv:" + path + ":label=price --epochs 1"),
+                        "train", "has no column named 'price'");
 }

@@ -49,8 +49,8 @@ void expect_same(FixedProblem& gpu, FixedProblem& cpu, const Optimizer& on_gpu,
 void run_parity(const std::vector<std::int64_t>& sizes, const char* name, int steps) {
   SCOPED_TRACE(name);
   FixedProblem cpu(sizes, 21), gpu(sizes, 21, kGpu);
-  auto on_cpu = make_optimizer(name, cpu.parameters(), 0.01f, 0.01f);
-  auto on_gpu = make_optimizer(name, gpu.parameters(), 0.01f, 0.01f);
+  auto on_cpu = make_optimizer(name, cpu.parameters(), 0.01f, {.weight_decay = 0.01f});
+  auto on_gpu = make_optimizer(name, gpu.parameters(), 0.01f, {.weight_decay = 0.01f});
   for (int step = 0; step < steps; ++step) {
     SCOPED_TRACE(::testing::Message() << "step " << step);
     cpu.set_gradients(step);
@@ -89,8 +89,8 @@ TEST(OptimizerParity, MoreThan64TensorsSplitIntoSeveralLaunches) {
 TEST(OptimizerParity, StateFollowsParametersMovedToTheGpu) {
   KILN_REQUIRE_GPU();
   FixedProblem cpu(kSizes, 25), moved(kSizes, 25);
-  auto on_cpu = make_optimizer("adamw", cpu.parameters(), 0.01f, 0.01f);
-  auto on_moved = make_optimizer("adamw", moved.parameters(), 0.01f, 0.01f);
+  auto on_cpu = make_optimizer("adamw", cpu.parameters(), 0.01f, {.weight_decay = 0.01f});
+  auto on_moved = make_optimizer("adamw", moved.parameters(), 0.01f, {.weight_decay = 0.01f});
   for (int step = 0; step < 4; ++step) {
     if (step == 2)  // as Module::to() does: the Parameter objects stay, their tensors move
       for (Parameter* p : moved.parameters()) {

@@ -26,7 +26,7 @@ struct Trained {
   kiln::Generator gen{3};
   kiln::Model model = kiln::build_model("mlp:7-5-3", kiln::Shape{7}, 3, gen);
   std::unique_ptr<kiln::Optimizer> optimizer =
-      kiln::make_optimizer("adam", model.net->parameters(), 0.01f, 0.0f);
+      kiln::make_optimizer("adam", model.net->parameters(), 0.01f, {.weight_decay = 0.0f});
   kiln::TrainingState state;
 
   Trained() {

@@ -196,4 +196,20 @@ TEST(Trainer, ResumeNeedsACheckpointMadeWithTheSameModelAndOptimizer) {
   other.model = "mlp:784-16-10";
   EXPECT_NE(error_of(other).find("--model mlp:784-32-10 (this run: mlp:784-16-10)"),
             std::string::npos);
+  other = o;
+  other.resume = true;
+  other.epochs = 2;
+  other.momentum = 0.5f;
+  other.nesterov = true;
+  other.test_share = 0.2;
+  const std::string settings = error_of(other);
+  EXPECT_NE(settings.find("--momentum 0.9 (this run: 0.5), --nesterov off (this run: on)"),
+            std::string::npos)
+      << settings;
+  EXPECT_NE(settings.find("--test-share 0.1 (this run: 0.2)"), std::string::npos) << settings;
+  other = o;
+  other.resume = true;
+  other.epochs = 2;
+  other.momentum = 0.9f;  // the momentum optimizer's own: the same run
+  EXPECT_EQ(error_of(other), "");
 }

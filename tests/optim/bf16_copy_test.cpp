@@ -41,8 +41,8 @@ TEST(Bf16Copies, EveryOptimizerRewritesTheCopyFromTheUpdatedValue) {
     for (std::size_t i = 0; i < params.size(); ++i)
       if (i != 2)  // parameter 2 keeps no copy
         params[i]->bf16 = Tensor::empty(params[i]->value.shape(), DType::bf16);
-    auto opt = make_optimizer(name, params, 0.05f, 0.01f);
-    auto plain = make_optimizer(name, without.parameters(), 0.05f, 0.01f);
+    auto opt = make_optimizer(name, params, 0.05f, {.weight_decay = 0.01f});
+    auto plain = make_optimizer(name, without.parameters(), 0.05f, {.weight_decay = 0.01f});
     for (int step = 0; step < 4; ++step) {
       with.set_gradients(step);
       without.set_gradients(step);

@@ -31,14 +31,14 @@ TEST(OptimizerState, SaveRestoreContinueEqualsNeverStopping) {
   for (const char* name : kNames) {
     SCOPED_TRACE(name);
     FixedProblem straight(kSizes);
-    auto a = make_optimizer(name, straight.parameters(), 0.01f, 0.01f);
+    auto a = make_optimizer(name, straight.parameters(), 0.01f, {.weight_decay = 0.01f});
     for (int step = 0; step < kBefore + kAfter; ++step) {
       straight.set_gradients(step);
       a->step();
     }
 
     FixedProblem first(kSizes);
-    auto b = make_optimizer(name, first.parameters(), 0.01f, 0.01f);
+    auto b = make_optimizer(name, first.parameters(), 0.01f, {.weight_decay = 0.01f});
     for (int step = 0; step < kBefore; ++step) {
       first.set_gradients(step);
       b->step();
@@ -50,7 +50,7 @@ TEST(OptimizerState, SaveRestoreContinueEqualsNeverStopping) {
       fill(resumed.parameters()[i]->value, 0.0f);
       copy(first.value(i), resumed.parameters()[i]->value);
     }
-    auto c = make_optimizer(name, resumed.parameters(), 0.01f, 0.01f);
+    auto c = make_optimizer(name, resumed.parameters(), 0.01f, {.weight_decay = 0.01f});
     c->load_state(state, b->steps());
     EXPECT_EQ(c->steps(), kBefore);
     for (int step = kBefore; step < kBefore + kAfter; ++step) {
@@ -117,14 +117,16 @@ TEST(MakeOptimizer, BuildsEachNamedOptimizer) {
   FixedProblem problem({7});
   EXPECT_EQ(make_optimizer("sgd", problem.parameters(), 0.1f)->describe(),
             "SGD(lr=0.1, momentum=0, dampening=0, weight_decay=0)");
-  EXPECT_EQ(make_optimizer("momentum", problem.parameters(), 0.1f, 1e-4f)->describe(),
-            "SGD(lr=0.1, momentum=0.9, dampening=0, weight_decay=0.0001)");
+  EXPECT_EQ(
+      make_optimizer("momentum", problem.parameters(), 0.1f, {.weight_decay = 1e-4f})->describe(),
+      "SGD(lr=0.1, momentum=0.9, dampening=0, weight_decay=0.0001)");
   EXPECT_EQ(make_optimizer("nesterov", problem.parameters(), 0.1f)->describe(),
             "SGD(lr=0.1, momentum=0.9, dampening=0, weight_decay=0, nesterov)");
   EXPECT_EQ(make_optimizer("adam", problem.parameters(), 0.001f)->describe(),
             "Adam(lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0)");
-  EXPECT_EQ(make_optimizer("adamw", problem.parameters(), 0.001f, 0.05f)->describe(),
-            "AdamW(lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0.05)");
+  EXPECT_EQ(
+      make_optimizer("adamw", problem.parameters(), 0.001f, {.weight_decay = 0.05f})->describe(),
+      "AdamW(lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0.05)");
 }
 
 TEST(MakeOptimizer, ListsTheNamesForAnUnknownOne) {

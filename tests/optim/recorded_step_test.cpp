@@ -26,7 +26,7 @@ TEST(RecordedStep, ReplaysEqualEagerStepsUnderAChangingLearningRate) {
   for (const char* name : {"sgd", "momentum", "nesterov", "adam", "adamw"}) {
     SCOPED_TRACE(name);
     FixedProblem eager(kSizes);
-    auto a = make_optimizer(name, eager.parameters(), 0.05f, 0.01f);
+    auto a = make_optimizer(name, eager.parameters(), 0.05f, {.weight_decay = 0.01f});
     for (std::int64_t step = 0; step < kSteps; ++step) {
       eager.set_gradients(step);
       a->set_lr(schedule->lr_at(step));
@@ -34,7 +34,7 @@ TEST(RecordedStep, ReplaysEqualEagerStepsUnderAChangingLearningRate) {
     }
 
     FixedProblem recorded(kSizes);
-    auto b = make_optimizer(name, recorded.parameters(), 0.05f, 0.01f);
+    auto b = make_optimizer(name, recorded.parameters(), 0.05f, {.weight_decay = 0.01f});
     recorded.set_gradients(0);
     b->set_lr(schedule->lr_at(0));
     b->step();  // a recording needs the state of one eager step
@@ -89,7 +89,7 @@ TEST(RecordedStep, StopsWhenTheRowsAreUsedUp) {
 
 TEST(RecordedStep, RejectsTheRowsOfAnotherOptimizer) {
   FixedProblem problem(kSizes);
-  auto adam = make_optimizer("adam", problem.parameters(), 1e-3f, 0.0f);
+  auto adam = make_optimizer("adam", problem.parameters(), 1e-3f, {.weight_decay = 0.0f});
   Sgd sgd(problem.parameters(), 0.1f);
   adam->step();
   sgd.step();
