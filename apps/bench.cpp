@@ -16,7 +16,7 @@
 #include <kiln/kiln.h>
 #include <kiln/apps/reporting/scaling_table.h>
 #include <kiln/apps/reporting/speedup_table.h>
-#include <kiln/training/trainer.h>
+#include <kiln/training/train_options.h>
 #include <kiln/apps/reporting/tuning.h>
 
 namespace {

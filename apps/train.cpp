@@ -11,7 +11,7 @@
 
 #include <kiln/kiln.h>
 #include <kiln/dist/mpi_communicator.h>
-#include <kiln/training/trainer.h>
+#include <kiln/training/train_options.h>
 #include <kiln/apps/reporting/tuning.h>
 
 namespace {

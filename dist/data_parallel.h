@@ -12,7 +12,7 @@
 #include "kiln/data/dataset.h"
 #include "kiln/layers/metrics.h"
 #include "kiln/layers/module.h"
-#include "kiln/training/trainer.h"
+#include "kiln/training/train_options.h"
 
 namespace kiln {
 

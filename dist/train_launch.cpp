@@ -10,7 +10,7 @@
 #include "kiln/core/error.h"
 #include "kiln/dist/mpi_communicator.h"
 #include "kiln/dist/nccl_communicator.h"
-#include "kiln/training/trainer.h"
+#include "kiln/training/train_options.h"
 
 namespace kiln {
 

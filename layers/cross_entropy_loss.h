@@ -4,19 +4,20 @@
 // log-sum-exp). The loss stays on the device as a scalar tensor until someone reads it.
 #pragma once
 
-#include "kiln/core/tensor.h"
+#include "kiln/layers/loss.h"
 
 namespace kiln {
 
-class CrossEntropyLoss {
+class CrossEntropyLoss : public Loss {
  public:
   explicit CrossEntropyLoss(float label_smoothing = 0.0f);
 
   // logits: (N, C), labels: (N) int32 in [0, C) on the same device -> () mean loss.
   // An out-of-range label throws on the CPU (naming the sample) and gives NaN on a GPU.
-  const Tensor& forward(const Tensor& logits, const Tensor& labels);
+  const Tensor& forward(const Tensor& logits, const Tensor& labels) override;
   // -> dlogits: (N, C), the gradient of the mean loss times `scale` (1, or a loss scale).
-  const Tensor& backward(float scale = 1.0f);
+  const Tensor& backward(float scale = 1.0f) override;
+  std::string describe() const override;
   const Tensor& per_sample_losses() const { return losses_; }
 
  private:

@@ -13,9 +13,13 @@ nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(
 std::string percent_or_dash(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f} %", 100.0 * v); }
 }  // namespace
 
+std::string epoch_label(std::int64_t epoch, std::int64_t epochs) {
+  return epochs > 0 ? fmt::format("epoch {}/{}", epoch, epochs) : fmt::format("epoch {}", epoch);
+}
+
 std::string format_epoch_summary(const EpochReport& r, std::int64_t epochs) {
-  return fmt::format("epoch {}/{}  {:.1f} s  {:.0f} samples/s  train loss {:.4f} acc {}  test loss {:.4f} acc {}",
-                     r.epoch, epochs, r.wall_s, r.samples_per_s, r.train_loss,
+  return fmt::format("{}  {:.1f} s  {:.0f} samples/s  train loss {:.4f} acc {}  test loss {:.4f} acc {}",
+                     epoch_label(r.epoch, epochs), r.wall_s, r.samples_per_s, r.train_loss,
                      percent_or_dash(r.train_accuracy), r.test_loss, percent_or_dash(r.test_accuracy));
 }
 

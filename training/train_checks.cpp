@@ -1,5 +1,4 @@
-// Checks before training (training/train_checks.h). Older checkpoints record only model, data,
-// batch size and optimizer; those four are compared for every checkpoint.
+// Checks before training (training/train_checks.h).
 #include "kiln/training/train_checks.h"
 
 #include <fmt/format.h>
@@ -14,18 +13,6 @@
 #include "kiln/data/data_loader.h"
 
 namespace kiln {
-
-// Every output is created or opened before any work, so a bad path never costs an epoch.
-std::unique_ptr<CheckpointFolder> open_outputs(const TrainOptions& o) {
-  if (!o.log_json.empty()) {
-    std::ofstream log(o.log_json, std::ios::app);
-    KILN_CHECK(log.good(),
-               "cannot open --log-json file '{}' for appending: {} (does its folder exist?)",
-               o.log_json, std::strerror(errno));
-  }
-  if (o.checkpoint_dir.empty()) return nullptr;
-  return std::make_unique<CheckpointFolder>(o.checkpoint_dir, o.keep_checkpoints);
-}
 
 // The batch must come from the data, and the loader's host slots must fit in memory.
 void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
@@ -56,25 +43,6 @@ std::map<std::string, std::string> run_settings(const TrainOptions& o) {
           {"--schedule", o.schedule},
           {"--seed", std::to_string(o.seed)},
           {"--no-shuffle", o.shuffle ? "off" : "on"}};
-}
-
-// Refuses a checkpoint made with other settings, listing every one that differs.
-void check_resumable(const TrainOptions& o, const TrainingState& saved) {
-  std::map<std::string, std::string> recorded = saved.settings;  // empty in older checkpoints
-  recorded.insert({{"--model", saved.model},
-                   {"--data", saved.data},
-                   {"--batch-size", std::to_string(saved.batch_size)},
-                   {"--optimizer", saved.optimizer}});
-  std::vector<std::string> differences;
-  for (const auto& [flag, now] : run_settings(o)) {
-    const auto it = recorded.find(flag);
-    if (it != recorded.end() && it->second != now)
-      differences.push_back(fmt::format("{} {} (this run: {})", flag, it->second, now));
-  }
-  KILN_CHECK(differences.empty(),
-             "the checkpoint in '{}' was made with {}; resume with the checkpoint's settings, or "
-             "start fresh in another --checkpoint folder",
-             o.checkpoint_dir, fmt::join(differences, ", "));
 }
 
 }  // namespace kiln

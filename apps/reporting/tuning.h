@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <vector>
 
-#include "kiln/training/trainer.h"
+#include "kiln/training/train_options.h"
 
 namespace kiln {
 

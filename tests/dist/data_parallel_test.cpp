@@ -91,12 +91,12 @@ TEST(Diagnosis, NamesAnAllReduceThatTakesAQuarterOfTheStep) {
   r.stages[kiln::Stage::forward] = 3000;
   r.stages[kiln::Stage::backward] = 3000;
   r.stages[kiln::Stage::allreduce] = 3500;
-  const auto lines = kiln::diagnose(r, 2);
+  const auto lines = kiln::diagnose(r, 2).lines();
   bool named = false;
   for (const auto& line : lines) named |= line.rfind("communication-bound: 35 %", 0) == 0;
   EXPECT_TRUE(named) << ::testing::PrintToString(lines);
   r.stages[kiln::Stage::allreduce] = 500;
-  for (const auto& line : kiln::diagnose(r, 2))
+  for (const auto& line : kiln::diagnose(r, 2).lines())
     EXPECT_EQ(line.find("communication-bound"), std::string::npos);
 }
 

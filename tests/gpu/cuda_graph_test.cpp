@@ -11,7 +11,7 @@
 #include "kiln/core/ops.h"
 #include "kiln/core/stream.h"
 #include "kiln/training/safetensors.h"
-#include "kiln/training/trainer.h"
+#include "kiln/training/train_options.h"
 #include "kiln/optim/lr_schedule.h"
 #include "kiln/optim/make_optimizer.h"
 #include "kiln/optim/step_scalars.h"

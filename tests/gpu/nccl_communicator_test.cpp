@@ -8,7 +8,7 @@
 
 #include "kiln/dist/nccl_communicator.h"
 #include "kiln/training/safetensors.h"
-#include "kiln/training/trainer.h"
+#include "kiln/training/train_options.h"
 #include "tests/support/tensor_testing.h"
 #include "tests/support/train_testing.h"
 

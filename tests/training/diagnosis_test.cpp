@@ -24,7 +24,7 @@ bool mentions(const std::vector<std::string>& lines, const std::string& words) {
 TEST(Diagnosis, CallsAnEpochWaitingOnDataInputBoundAndAdvisesMoreWorkers) {
   kiln::EpochReport r = report(10.0, 8100.0, 0.0, true);
   r.workers = 1;
-  const auto lines = kiln::diagnose(r, 16);
+  const auto lines = kiln::diagnose(r, 16).lines();
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines[0], "input-bound: 81 % of step time waiting for data; try --workers 4 --pin-memory");
 }
@@ -32,16 +32,16 @@ TEST(Diagnosis, CallsAnEpochWaitingOnDataInputBoundAndAdvisesMoreWorkers) {
 TEST(Diagnosis, SaysWhenWorkersAlreadyMatchTheCores) {
   kiln::EpochReport r = report(10.0, 5000.0);
   r.workers = 2;
-  EXPECT_TRUE(mentions(kiln::diagnose(r, 2), "already match the 2 cores"));
+  EXPECT_TRUE(mentions(kiln::diagnose(r, 2).lines(), "already match the 2 cores"));
 }
 
 TEST(Diagnosis, CallsAFedLoopComputeBound) {
-  const auto lines = kiln::diagnose(report(10.0, 50.0), 2);
+  const auto lines = kiln::diagnose(report(10.0, 50.0), 2).lines();
   EXPECT_EQ(lines.at(0), "compute-bound: the loader keeps up (0 % of step time waiting for data)");
 }
 
 TEST(Diagnosis, PointsPageableCopiesAtPinnedMemory) {
-  const auto lines = kiln::diagnose(report(10.0, 100.0, 3000.0, true), 8);
+  const auto lines = kiln::diagnose(report(10.0, 100.0, 3000.0, true), 8).lines();
   EXPECT_TRUE(mentions(lines, "copy-bound: 30 %")) << lines.at(0);
   EXPECT_TRUE(mentions(lines, "--pin-memory"));
 }
@@ -50,18 +50,18 @@ TEST(Diagnosis, SuggestsALargerBatchWhenGpuMemoryIsMostlyFree) {
   kiln::EpochReport r = report(10.0, 10.0, 0.0, true);
   r.gpu_memory_peak_mib = 23.0;
   r.gpu_memory_total_mib = 100.0;
-  EXPECT_TRUE(mentions(kiln::diagnose(r, 8), "GPU memory 23 % used: batch size 256 would fit"));
+  EXPECT_TRUE(mentions(kiln::diagnose(r, 8).lines(), "GPU memory 23 % used: batch size 256 would fit"));
   r.gpu_memory_peak_mib = 80.0;
-  EXPECT_FALSE(mentions(kiln::diagnose(r, 8), "GPU memory"));
+  EXPECT_FALSE(mentions(kiln::diagnose(r, 8).lines(), "GPU memory"));
 }
 
 TEST(Diagnosis, FlagsLowGpuUtilisationOnlyWhenNotInputBound) {
   kiln::EpochReport r = report(10.0, 10.0, 0.0, true);
   r.gpu_utilization_percent = 12.0;
-  EXPECT_TRUE(mentions(kiln::diagnose(r, 8), "GPU utilisation 12 %"));
+  EXPECT_TRUE(mentions(kiln::diagnose(r, 8).lines(), "GPU utilisation 12 %"));
   r = report(10.0, 9000.0, 0.0, true);
   r.gpu_utilization_percent = 3.0;
-  EXPECT_FALSE(mentions(kiln::diagnose(r, 8), "GPU utilisation"));
+  EXPECT_FALSE(mentions(kiln::diagnose(r, 8).lines(), "GPU utilisation"));
 }
 
 // The loader's copies run on their own stream beside the compute stages: their time is shown
@@ -81,13 +81,33 @@ TEST(StageTable, CopiesOverlappingComputeLeaveTheHostGapAlone) {
 TEST(Diagnosis, PointsAComputeBoundFp32CpuRunWithBf16InstructionsAtBf16) {
   kiln::EpochReport r = report(10.0, 50.0);
   r.cpu_bf16_instructions = true;
-  EXPECT_TRUE(mentions(kiln::diagnose(r, 2), "--precision bf16"));
+  EXPECT_TRUE(mentions(kiln::diagnose(r, 2).lines(), "--precision bf16"));
   r.precision = "bf16";  // already there
-  EXPECT_FALSE(mentions(kiln::diagnose(r, 2), "--precision bf16"));
+  EXPECT_FALSE(mentions(kiln::diagnose(r, 2).lines(), "--precision bf16"));
   r.precision = "fp32";
   r.cpu_bf16_instructions = false;  // no faster on this CPU
-  EXPECT_FALSE(mentions(kiln::diagnose(r, 2), "--precision bf16"));
+  EXPECT_FALSE(mentions(kiln::diagnose(r, 2).lines(), "--precision bf16"));
   kiln::EpochReport input_bound = report(10.0, 8000.0);
   input_bound.cpu_bf16_instructions = true;  // data, not compute, is what to fix
-  EXPECT_FALSE(mentions(kiln::diagnose(input_bound, 2), "--precision bf16"));
+  EXPECT_FALSE(mentions(kiln::diagnose(input_bound, 2).lines(), "--precision bf16"));
+}
+
+TEST(Diagnosis, GivesItsFindingsAsDataAProgramCanActOn) {
+  kiln::EpochReport r = report(10.0, 8100.0, 0.0, true);
+  r.workers = 1;
+  r.gpu_memory_peak_mib = 10.0;
+  r.gpu_memory_total_mib = 100.0;
+  const kiln::Diagnosis d = kiln::diagnose(r, 16);
+  EXPECT_EQ(d.bottleneck, kiln::Bottleneck::input);
+  EXPECT_EQ(kiln::bottleneck_name(d.bottleneck), "input");
+  EXPECT_EQ(d.suggested_workers, 4);
+  EXPECT_EQ(d.suggested_batch_size, 1024);
+  ASSERT_GE(d.items.size(), 2u);
+  EXPECT_EQ(d.items[0].finding, kiln::Finding::input_bound);
+  EXPECT_DOUBLE_EQ(d.items[0].percent, 81.0);
+  EXPECT_TRUE(d.has(kiln::Finding::larger_batch_fits));
+  EXPECT_FALSE(d.has(kiln::Finding::compute_bound));
+  EXPECT_EQ(d.text().rfind("diagnosis:\n  input-bound: 81 %", 0), 0u) << d.text();
+  r.workers = 16;
+  EXPECT_EQ(kiln::diagnose(r, 16).suggested_workers, 0);
 }

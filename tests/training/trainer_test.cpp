@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "kiln/training/safetensors.h"
-#include "kiln/training/trainer.h"
+#include "kiln/training/train_options.h"
 #include "tests/support/train_testing.h"
 
 namespace {
@@ -48,7 +48,7 @@ TEST(Trainer, LearnsTheArticleSetAndReportsEveryStage) {
   EXPECT_GT(last.stages[kiln::Stage::forward], 0.0);
   EXPECT_GT(last.stages[kiln::Stage::backward], 0.0);
   EXPECT_GT(last.stages[kiln::Stage::optimizer], 0.0);
-  EXPECT_FALSE(result.diagnosis.empty());
+  EXPECT_FALSE(result.diagnosis.items.empty());
 }
 
 TEST(Trainer, ResumingFromACheckpointEndsWithTheSameWeightsAsAnUninterruptedRun) {
