@@ -111,6 +111,15 @@ void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& 
   }
 }
 
+void load_checkpoint_weights(const std::string& dir, Module& model) {
+  const std::optional<SavedCheckpoint> saved = read_checkpoint(dir);
+  KILN_CHECK(saved.has_value(), "'{}' holds no checkpoint (no latest, no state.json): train with a checkpoint folder first",
+             dir);
+  const std::string path = saved->folder + "/" + kWeights;
+  const SafetensorsFile weights = parse_safetensors(read_piece(*saved, kWeights), path);
+  copy_by_name(path, weights.tensors, weight_targets(model));
+}
+
 void load_weights(const std::string& path, Module& model) {
   const SafetensorsFile file = load_safetensors(path);
   copy_by_name(path, file.tensors, weight_targets(model));

@@ -30,6 +30,10 @@ std::optional<SavedCheckpoint> read_checkpoint(const std::string& dir);
 // the file. Throws kiln::Error for a broken piece or one of another model.
 void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& optimizer);
 
+// The weights (parameters and buffers) of the newest checkpoint of `dir` into `model`, checked
+// as restore_checkpoint checks them: for inference from a trained run's folder.
+void load_checkpoint_weights(const std::string& dir, Module& model);
+
 // Copies weights from a safetensors file into the model's parameters and buffers by name (--init).
 // Every parameter must be present with its shape; extra tensors in the file are an error too,
 // so a file for another model is never half-loaded.

@@ -48,13 +48,13 @@ std::string format_stage_table(const EpochReport& r) {
   return t;
 }
 
-nlohmann::json to_json(const EpochReport& r) {
+std::string to_json_line(const EpochReport& r) {
   nlohmann::json stages;
   for (std::size_t i = 0; i < kStageCount; ++i) {
     const auto s = static_cast<Stage>(i);
     stages[std::string(stage_name(s))] = {{"seconds", r.stages[s] / 1000.0}, {"percent", r.stage_percent(s)}};
   }
-  return {{"epoch", r.epoch},
+  const nlohmann::json line = {{"epoch", r.epoch},
           {"device", r.device},
           {"batch_size", r.batch_size},
           {"batches", r.batches},
@@ -79,6 +79,7 @@ nlohmann::json to_json(const EpochReport& r) {
           {"gpu_memory_total_mib", r.gpu_memory_total_mib},
           {"gpu_utilization_percent", r.gpu_utilization_percent >= 0 ? nlohmann::json(r.gpu_utilization_percent)
                                                                      : nlohmann::json(nullptr)}};
+  return line.dump();
 }
 
 }  // namespace kiln

@@ -2,7 +2,6 @@
 // measurement, and the JSON object of the --log-json lines.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "kiln/training/epoch_report.h"
@@ -15,6 +14,7 @@ std::string epoch_label(std::int64_t epoch, std::int64_t epochs);
 std::string format_epoch_summary(const EpochReport& r, std::int64_t epochs);
 // Stage, seconds and % of step time, then CPU (and GPU) utilisation and memory.
 std::string format_stage_table(const EpochReport& r);
-nlohmann::json to_json(const EpochReport& r);
+// One line of JSON (no newline): what --log-json appends per epoch.
+std::string to_json_line(const EpochReport& r);
 
 }  // namespace kiln

@@ -3,7 +3,6 @@
 // line. After the epoch: evaluation, the checkpoint, the report, the JSON line and the hooks.
 #include "kiln/training/trainer.h"
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,7 +47,7 @@ void check_finite(float loss, std::int64_t epoch, std::int64_t step, std::int64_
 void append_json_line(const std::string& path, const EpochReport& report) {
   std::ofstream log(path, std::ios::app);
   KILN_CHECK(log.good(), "cannot append to --log-json file '{}'", path);
-  log << to_json(report).dump() << "\n" << std::flush;
+  log << to_json_line(report) << "\n" << std::flush;
   KILN_CHECK(log.good(), "writing to --log-json file '{}' failed (disk full?)", path);
 }
 
