@@ -14,10 +14,10 @@
 #include <sstream>
 
 #include <kiln/kiln.h>
-#include <kiln/models/scaling_table.h>
-#include <kiln/models/speedup_table.h>
-#include <kiln/models/trainer.h>
-#include <kiln/models/tuning.h>
+#include <kiln/apps/reporting/scaling_table.h>
+#include <kiln/apps/reporting/speedup_table.h>
+#include <kiln/training/train_options.h>
+#include <kiln/apps/reporting/tuning.h>
 
 namespace {
 

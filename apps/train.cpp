@@ -10,9 +10,9 @@
 #include <iostream>
 
 #include <kiln/kiln.h>
-#include <kiln/core/mpi_communicator.h>
-#include <kiln/models/trainer.h>
-#include <kiln/models/tuning.h>
+#include <kiln/dist/mpi_communicator.h>
+#include <kiln/training/train_options.h>
+#include <kiln/apps/reporting/tuning.h>
 
 namespace {
 

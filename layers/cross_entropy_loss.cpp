@@ -9,6 +9,11 @@ CrossEntropyLoss::CrossEntropyLoss(float label_smoothing) : label_smoothing_(lab
              "CrossEntropyLoss: label smoothing must be in [0, 1), found {}", label_smoothing);
 }
 
+std::string CrossEntropyLoss::describe() const {
+  return label_smoothing_ > 0.0f ? fmt::format("CrossEntropyLoss(label_smoothing={})", label_smoothing_)
+                                 : std::string("CrossEntropyLoss");
+}
+
 const Tensor& CrossEntropyLoss::compute(const Tensor& logits, const Tensor& labels) {
   KILN_CHECK(logits.defined() && logits.rank() == 2,
              "CrossEntropyLoss: logits must be (batch, classes), found {}",
@@ -30,16 +35,6 @@ const Tensor& CrossEntropyLoss::backward(float scale) {
   softmax_cross_entropy_backward(probs_, labels_, dlogits,
                                  scale / static_cast<float>(probs_.size(0)), label_smoothing_);
   return dlogits;
-}
-
-}  // namespace kiln
-
-namespace kiln {
-
-std::string CrossEntropyLoss::describe() const {
-  return label_smoothing_ > 0.0f
-             ? fmt::format("cross-entropy (label smoothing {})", label_smoothing_)
-             : std::string("cross-entropy");
 }
 
 }  // namespace kiln

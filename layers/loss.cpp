@@ -20,15 +20,15 @@ std::string target_text(const Tensor& target) {
 }  // namespace
 
 const Tensor& Loss::forward(const Tensor& output, const Tensor& target) {
-  KILN_CHECK(target.defined(), "{} loss: the target is an undefined tensor", describe());
+  KILN_CHECK(target.defined(), "{}: the target is an undefined tensor", describe());
   if (expects_class_labels())
     KILN_CHECK(target.dtype() == DType::i32,
-               "the {} loss needs class labels (int32), found float targets {}: use --loss mse "
+               "{} needs class labels (int32), found float targets {}: use --loss mse "
                "for regression, or data whose target is a class label",
                describe(), target_text(target));
   else
     KILN_CHECK(target.dtype() == DType::f32,
-               "the {} loss needs float targets, found class labels {}: use --loss cross-entropy "
+               "{} needs float targets, found class labels {}: use --loss cross-entropy "
                "for classification, or read the target as a float (csv:PATH:target=float, a "
                "float32 .npy labels file)",
                describe(), target_text(target));

@@ -1,7 +1,8 @@
-// Loss: what the training loop minimises, from the model's output and the batch's targets. A
-// loss expects class labels ((N) int32, as CrossEntropyLoss) or float targets of the output's
-// shape (MSELoss); forward() checks which before it computes, so a regression set meets a
-// classification loss (or the reverse) with one message saying which --loss fits.
+// Loss: what the Trainer minimises, from the model's output and the batch's targets. A loss
+// expects class labels ((N) int32, as CrossEntropyLoss) or float targets of the output's shape
+// (MSELoss); forward() checks which before it computes, so a regression set meets a
+// classification loss (or the reverse) with one message saying which --loss fits. Results live
+// in buffers the loss owns and reuses, valid until its next call.
 #pragma once
 
 #include <memory>
@@ -20,7 +21,7 @@ class Loss {
   const Tensor& forward(const Tensor& output, const Tensor& target);
   // -> doutput: the output's shape, the gradient of the mean loss times `scale`.
   virtual const Tensor& backward(float scale = 1.0f) = 0;
-  // The name make_loss takes, with any setting: "cross-entropy", "mse".
+  // "CrossEntropyLoss(label_smoothing=0.1)", "MSELoss".
   virtual std::string describe() const = 0;
   virtual bool expects_class_labels() const = 0;
 

@@ -11,7 +11,7 @@ class MSELoss : public Loss {
   // the device.
   // -> dprediction = scale * 2 (prediction - target) / numel.
   const Tensor& backward(float scale = 1.0f) override;
-  std::string describe() const override { return "mse"; }
+  std::string describe() const override { return "MSELoss"; }
   bool expects_class_labels() const override { return false; }
 
  private:

@@ -294,7 +294,7 @@ TEST(TrainApp, TestShareZeroTrainsOnEverySampleAndEvaluatesNothing) {
                           "--test-share 0 --workers 0");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("100 x (2,)"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("no test split (--test-share 0)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("no test split"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("test loss"), std::string::npos) << o.out;
 }
 
@@ -319,7 +319,7 @@ TEST(TrainApp, BadLossOptimizerAndSplitSettingsAreRefusedInOneLine) {
   expect_one_line_error(train(regression + " --loss mse --test-share 1"), "train",
                         "--test-share must be in [0, 1)");
   expect_one_line_error(train(kSmallRun + " --loss mse"), "train",
-                        "--loss mse needs float targets");
+                        "MSELoss needs float targets");
   expect_one_line_error(train("--model mlp:2-4-1 --data csv:" + path + ":label=price --epochs 1"),
                         "train", "has no column named 'price'");
 }

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "kiln/models/checkpoint.h"
+#include "kiln/training/checkpoint.h"
 #include "tests/support/train_testing.h"
 
 namespace {

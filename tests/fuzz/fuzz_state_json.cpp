@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "kiln/core/error.h"
-#include "kiln/models/training_state.h"
+#include "kiln/training/training_state.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

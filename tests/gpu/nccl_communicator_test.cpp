@@ -6,9 +6,9 @@
 #include <sstream>
 #include <thread>
 
-#include "kiln/core/nccl_communicator.h"
-#include "kiln/models/safetensors.h"
-#include "kiln/models/trainer.h"
+#include "kiln/dist/nccl_communicator.h"
+#include "kiln/training/safetensors.h"
+#include "kiln/training/train_options.h"
 #include "tests/support/tensor_testing.h"
 #include "tests/support/train_testing.h"
 

@@ -91,13 +91,13 @@ TEST(Loss, MakeLossKnowsTheNamesAndAliases) {
   for (const char* name : {"cross-entropy", "ce", "crossentropy", "cross_entropy"}) {
     const auto loss = kiln::make_loss(name);
     EXPECT_TRUE(loss->expects_class_labels()) << name;
-    EXPECT_EQ(loss->describe(), "cross-entropy");
+    EXPECT_EQ(loss->describe(), "CrossEntropyLoss");
     EXPECT_EQ(kiln::canonical_loss_name(name), "cross-entropy");
   }
   for (const char* name : {"mse", "l2", "mean-squared-error"}) {
     const auto loss = kiln::make_loss(name);
     EXPECT_FALSE(loss->expects_class_labels()) << name;
-    EXPECT_EQ(loss->describe(), "mse");
+    EXPECT_EQ(loss->describe(), "MSELoss");
   }
   EXPECT_CONTAINS(kiln::testing::error_message([] { kiln::make_loss("hinge"); }),
                   "unknown loss 'hinge': expected cross-entropy (or ce) for class labels, mse");
@@ -109,12 +109,12 @@ TEST(Loss, ATargetOfTheOtherKindSaysWhichLossToUse) {
   const Tensor values = kiln::testing::random_tensor({3, 1}, 8);
   std::unique_ptr<kiln::Loss> mse = kiln::make_loss("mse");
   EXPECT_CONTAINS(kiln::testing::error_message([&] { mse->forward(output, labels); }),
-                  "the mse loss needs float targets, found class labels int32 (3,): use --loss "
+                  "MSELoss needs float targets, found class labels int32 (3,): use --loss "
                   "cross-entropy");
   EXPECT_EQ(mse->forward(output, values).shape(), Shape{});  // a scalar, as cross-entropy's
   std::unique_ptr<kiln::Loss> ce = kiln::make_loss("ce");
   EXPECT_CONTAINS(kiln::testing::error_message([&] { ce->forward(output, values); }),
-                  "the cross-entropy loss needs class labels (int32), found float targets float32 "
+                  "CrossEntropyLoss needs class labels (int32), found float targets float32 "
                   "(3, 1): use --loss mse");
   EXPECT_CONTAINS(kiln::testing::error_message([&] {
                     mse->forward(output, kiln::testing::random_tensor({3, 2}, 9));
@@ -122,7 +122,7 @@ TEST(Loss, ATargetOfTheOtherKindSaysWhichLossToUse) {
                   "MSELoss: the prediction is (3, 1) but the target (3, 2)");
   EXPECT_CONTAINS(
       kiln::testing::error_message([&] { kiln::check_loss_fits_targets(*mse, true, "CSV t.csv"); }),
-      "--loss mse needs float targets, but CSV t.csv has class labels: use --loss "
+      "MSELoss needs float targets, but CSV t.csv has class labels: use --loss "
       "cross-entropy");
   EXPECT_NO_THROW(kiln::check_loss_fits_targets(*ce, true, "CSV t.csv"));
 }

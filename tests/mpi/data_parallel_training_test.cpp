@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "kiln/core/mpi_communicator.h"
-#include "kiln/models/safetensors.h"
-#include "kiln/models/trainer.h"
+#include "kiln/dist/mpi_communicator.h"
+#include "kiln/training/safetensors.h"
+#include "kiln/training/train_options.h"
 #include "tests/support/tensor_testing.h"
 #include "tests/support/train_testing.h"
 

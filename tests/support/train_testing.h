@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "kiln/models/trainer.h"
+#include "kiln/training/train_options.h"
 
 namespace kiln::testing {
 

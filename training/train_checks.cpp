@@ -1,0 +1,64 @@
+// Checks before training (training/train_checks.h).
+#include "kiln/training/train_checks.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "kiln/core/error.h"
+#include "kiln/core/host_memory.h"
+#include "kiln/data/data_loader.h"
+#include "kiln/layers/loss.h"
+#include "kiln/optim/make_optimizer.h"
+
+namespace kiln {
+
+// The batch must come from the data, and the loader's host slots must fit in memory.
+void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
+  KILN_CHECK(o.batch_size <= train.size(),
+             "--batch-size {} is more than the {} training samples of {}: use at most {}",
+             o.batch_size, train.size(), train.describe(), train.size());
+  const double slots = static_cast<double>(o.workers) * DataLoaderOptions{}.prefetch + 1;
+  const double batch_bytes = static_cast<double>(o.batch_size / world) *
+                             static_cast<double>(train.sample_shape().numel()) * sizeof(float);
+  const auto memory = static_cast<double>(host_memory_bytes());
+  KILN_CHECK(memory <= 0 || slots * batch_bytes < memory,
+             "--batch-size {} with --workers {} needs {:.1f} GiB of host batch slots ({:.0f} "
+             "batches of {:.1f} MiB), more than this machine's {:.1f} GiB: lower --batch-size or "
+             "--workers",
+             o.batch_size, o.workers, slots * batch_bytes / 1073741824.0, slots,
+             batch_bytes / 1048576.0, memory / 1073741824.0);
+}
+
+// The flags that change the numbers of a run, as recorded in a checkpoint and compared on resume.
+// Only the settings of the optimizer in use: a change of optimizer is then one difference.
+std::map<std::string, std::string> run_settings(const TrainOptions& o) {
+  std::map<std::string, std::string> settings{{"--model", o.model},
+                                              {"--data", o.data},
+                                              {"--samples", std::to_string(o.samples)},
+                                              {"--batch-size", std::to_string(o.batch_size)},
+                                              {"--optimizer", o.optimizer},
+                                              {"--lr", fmt::format("{}", o.lr)},
+                                              {"--weight-decay", fmt::format("{}", o.weight_decay)},
+                                              {"--schedule", o.schedule},
+                                              {"--seed", std::to_string(o.seed)},
+                                              {"--no-shuffle", o.shuffle ? "off" : "on"},
+                                              {"--loss", canonical_loss_name(o.loss)},
+                                              {"--test-share", fmt::format("{}", o.test_share)},
+                                              {"--test-data", o.test_data}};
+  if (o.optimizer == "adam" || o.optimizer == "adamw") {
+    settings["--beta1"] = fmt::format("{}", o.beta1);
+    settings["--beta2"] = fmt::format("{}", o.beta2);
+    settings["--eps"] = fmt::format("{}", o.eps);
+  } else {
+    settings["--momentum"] =
+        fmt::format("{}", effective_momentum(o.optimizer, {.momentum = o.momentum}));
+    settings["--nesterov"] = o.nesterov || o.optimizer == "nesterov" ? "on" : "off";
+  }
+  return settings;
+}
+
+}  // namespace kiln

@@ -1,0 +1,524 @@
+// The training loop. One epoch: for each batch, forward + loss, backward, optimizer step, each a
+// profiled stage; running metrics stay on the device and are read twice a second for the progress
+// line. After the epoch: evaluation, the checkpoint, the report, the JSON line and the hooks.
+#include "kiln/training/trainer.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+#include <thread>
+
+#include "kiln/core/cpu_compute.h"
+#include "kiln/core/gpu_monitor.h"
+#include "kiln/core/memory.h"
+#include "kiln/core/ops.h"
+#include "kiln/core/parallel.h"
+#include "kiln/dist/communicator.h"
+#include "kiln/dist/data_parallel.h"
+#include "kiln/dist/gradient_reducer.h"
+#include "kiln/training/checkpoint.h"
+#include "kiln/training/graphed_step.h"
+#include "kiln/layers/dropout.h"
+#include "kiln/layers/sequential.h"
+#include "kiln/training/report_format.h"
+
+namespace kiln {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+int machine_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+void check_finite(float loss, std::int64_t epoch, std::int64_t step, std::int64_t last_checked) {
+  if (std::isfinite(loss)) return;
+  KILN_THROW("the loss became {} in epoch {} at step {}{}; lower --lr (now too large for this "
+             "model) or check the data for NaN values",
+             loss, epoch, step,
+             step - last_checked > 1 ? fmt::format(" (checked every few steps: after step {})", last_checked) : "");
+}
+
+void append_json_line(const std::string& path, const EpochReport& report) {
+  std::ofstream log(path, std::ios::app);
+  KILN_CHECK(log.good(), "cannot append to --log-json file '{}'", path);
+  log << to_json_line(report) << "\n" << std::flush;
+  KILN_CHECK(log.good(), "writing to --log-json file '{}' failed (disk full?)", path);
+}
+
+std::string setting(const TrainerOptions& o, const std::string& flag) {
+  const auto it = o.settings.find(flag);
+  return it == o.settings.end() ? std::string() : it->second;
+}
+
+// Throws kiln::Error listing every setting recorded in `saved` that differs from this run's.
+// Checkpoints written before kiln recorded settings name only model, data, batch and optimizer.
+void check_resumable(const TrainerOptions& o, const TrainingState& saved) {
+  std::map<std::string, std::string> recorded = saved.settings;
+  recorded.insert({{"--model", saved.model},
+                   {"--data", saved.data},
+                   {"--batch-size", std::to_string(saved.batch_size)},
+                   {"--optimizer", saved.optimizer}});
+  std::vector<std::string> differences;
+  for (const auto& [flag, now] : o.settings) {
+    const auto it = recorded.find(flag);
+    if (it != recorded.end() && it->second != now)
+      differences.push_back(fmt::format("{} {} (this run: {})", flag, it->second, now));
+  }
+  KILN_CHECK(differences.empty(),
+             "the checkpoint in '{}' was made with {}; resume with the checkpoint's settings, or "
+             "start fresh in another --checkpoint folder",
+             o.checkpoint_dir, fmt::join(differences, ", "));
+}
+
+// TEMPORARY until Module asks its children itself: the top level of a Sequential only.
+std::string graph_capture_blocker(Module& model) {
+  auto* seq = dynamic_cast<Sequential*>(&model);
+  if (dynamic_cast<const Dropout*>(&model)) return model.describe() + ": its mask must change every step";
+  if (!seq) return "";
+  for (std::size_t i = 0; i < seq->size(); ++i)
+    if (dynamic_cast<const Dropout*>(&(*seq)[i]) != nullptr)
+      return (*seq)[i].describe() + ": its mask must change every step";
+  return "";
+}
+void set_gradient_ready_hook(Module& model, std::function<void(Module&)> hook) {
+  if (auto* seq = dynamic_cast<Sequential*>(&model)) seq->set_backward_hook(std::move(hook));
+}
+
+}  // namespace
+
+struct Trainer::Impl {
+  Module& model;
+  Optimizer& optimizer;
+  Loss& loss;
+  TrainerOptions o;
+  std::unique_ptr<Communicator> own_comm;  // this process alone, when the options name none
+  Communicator& comm;
+  Device device;
+  bool root = comm.rank() == 0;  // prints, logs and writes checkpoints
+  std::unique_ptr<LrSchedule> schedule;
+  std::unique_ptr<GradientReducer> reducer;  // data-parallel runs only
+  bool replicas_ready = false;               // weights broadcast, reducer wired
+  FaultInjection faults;
+  StepProfiler profiler;
+  RunningMetrics metrics;
+  std::unique_ptr<GraphedStep> graphed;           // cuda_graph only
+  std::unique_ptr<CheckpointFolder> checkpoints;  // rank 0 with a folder only
+  TrainingState state;
+  std::vector<EpochHook> hooks;
+  bool stop_requested = false;
+  std::int64_t steps_left_hint = 1000;  // the recorded update's rows, outside fit_epoch
+  std::int64_t global_batch = 0;        // the last step's batch over all ranks
+  std::int64_t planned_epochs = 0;      // fit()'s target, for the epoch lines (0: unknown)
+  bool interrupted = false;             // the last epoch was ended by a stop request
+  bool tty = isatty(STDOUT_FILENO) != 0;
+
+  Impl(Module& m, Optimizer& opt, Loss& l, TrainerOptions options, std::unique_ptr<Communicator> single)
+      : model(m), optimizer(opt), loss(l), o(std::move(options)), own_comm(std::move(single)),
+        comm(o.comm != nullptr ? *o.comm : *own_comm),
+        device(comm.device().is_cuda() ? comm.device() : o.device),
+        schedule(constant_lr(opt.lr())), profiler(device), metrics(device) {}
+
+  std::ostream* out() const { return root ? o.out : nullptr; }
+
+  Tensor as_input(const Tensor& x) const {
+    if (o.input_shape.rank() == 0) return x;
+    std::vector<std::int64_t> dims{x.size(0)};
+    dims.insert(dims.end(), o.input_shape.dims().begin(), o.input_shape.dims().end());
+    return x.view(Shape(std::move(dims)));
+  }
+
+  // Identical replicas, whatever each loaded, and gradients averaged from then on.
+  void prepare_replicas() {
+    if (replicas_ready) return;
+    replicas_ready = true;
+    if (comm.is_single_process()) return;
+    broadcast_from_rank0(model, comm);
+    const auto bucket_bytes = static_cast<std::size_t>(o.bucket_mb * 1024.0 * 1024.0);
+    reducer = std::make_unique<GradientReducer>(model.parameters(), comm, bucket_bytes);
+    if (comm.overlaps_compute())  // start each bucket as soon as backward has produced it
+      set_gradient_ready_hook(model, [&r = *reducer](Module& layer) { r.ready(layer.parameters()); });
+  }
+
+  // Forward, loss, the metrics' device ops, zero_grad and backward. While it is recorded into a
+  // CUDA graph (`eager` false) nothing is timed, since events cannot time inside a graph, and the
+  // metrics' host-side sample count is left to each replay. Returns the loss tensor.
+  Tensor forward_backward(const Tensor& batch_x, const Tensor& y, bool eager) {
+    const Tensor x = as_input(batch_x);
+    if (eager) profiler.start(Stage::forward);
+    const Tensor& output = model.forward(x);
+    Tensor mean_loss = loss.forward(output, y);
+    metrics.accumulate(output, y, mean_loss);
+    if (eager) {
+      metrics.count(batch_x.size(0));
+      profiler.stop(Stage::forward);
+      profiler.start(Stage::backward);
+    }
+    optimizer.zero_grad();
+    model.backward(loss.backward());
+    if (eager) profiler.stop(Stage::backward);
+    return mean_loss;
+  }
+
+  Tensor eager_step(const Batch& batch) {
+    const Tensor mean_loss = forward_backward(batch.x, batch.y, true);
+    if (reducer) {  // on a GPU this times only the wait for what backward did not hide
+      profiler.start(Stage::allreduce);
+      reducer->finish();
+      profiler.stop(Stage::allreduce);
+    }
+    profiler.start(Stage::optimizer);
+    optimizer.step();
+    profiler.stop(Stage::optimizer);
+    return mean_loss;
+  }
+
+  // The step through the CUDA graph: eagerly for a batch of a new shape (the graph is reset) and
+  // for the first one of a shape since a reset, recorded on the next, replayed after.
+  Tensor graphed_step(const Batch& batch, std::int64_t steps_left) {
+    GraphedStep& g = *graphed;
+    if (!g.ready_for(batch.x.shape())) return eager_step(batch);
+    const Stream stream = Stream::current(device);
+    if (!g.graph.captured()) {
+      g.prepare_inputs(batch, device);
+      g.scalars.prepare(optimizer, *schedule, state.global_step, steps_left);
+      try {
+        g.graph.capture(device, [&] {
+          g.loss = forward_backward(g.x, g.y, false);
+          optimizer.record_step(g.scalars.rows());
+        });
+      } catch (const Error& e) {
+        KILN_THROW("--cuda-graph: recording the training step failed: {}; train without --cuda-graph",
+                   e.what());
+      }
+    }
+    profiler.start(Stage::graph);
+    copy_async(batch.x, g.x, stream);
+    copy_async(batch.y, g.y, stream);
+    g.graph.replay();
+    metrics.count(batch.x.size(0));
+    optimizer.replayed();
+    g.scalars.replayed();
+    profiler.stop(Stage::graph);
+    return g.loss;
+  }
+
+  Tensor train_step(const Batch& batch, std::int64_t steps_left) {
+    prepare_replicas();
+    faults.at_step(comm.rank(), state.global_step);
+    optimizer.set_lr(schedule->lr_at(state.global_step));  // a replayed update reads its rows
+    Tensor mean_loss = graphed ? graphed_step(batch, steps_left) : eager_step(batch);
+    ++state.global_step;
+    global_batch = batch.x.size(0) * comm.world_size();
+    return mean_loss;
+  }
+
+  std::int64_t steps_per_epoch(const DataLoader& train) const {
+    const std::int64_t all = train.batches_per_epoch();
+    return o.max_steps > 0 ? std::min(o.max_steps, all) : all;
+  }
+
+  // A checkpoint taken at the end of an epoch's steps stands at the start of the next one.
+  void settle_position(const DataLoader& train) {
+    const std::int64_t steps = steps_per_epoch(train);
+    KILN_CHECK(state.batches_done <= steps,
+               "the checkpoint records {} batches of epoch {} done, but an epoch here has {} steps: "
+               "was it made with other data?",
+               state.batches_done, state.epoch + 1, steps);
+    if (state.batches_done == steps && steps > 0) {
+      ++state.epoch;
+      state.batches_done = 0;
+    }
+  }
+
+  void print_progress(std::int64_t done, std::int64_t total, std::int64_t batch_size, Clock::time_point start) {
+    const double elapsed = seconds_since(start);
+    const double rate = static_cast<double>(done) * static_cast<double>(batch_size) / std::max(elapsed, 1e-9);
+    const double eta = done > 0 ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
+    *out() << fmt::format("\r{}  batch {}/{}  {:.0f} samples/s  loss {:.4f}  ETA {:.0f} s   ",
+                          epoch_label(state.epoch + 1, planned_epochs), done, total, rate,
+                          metrics.read().mean_loss, eta)
+           << std::flush;
+  }
+
+  EpochReport begin_report(const DataLoader& train) const {
+    EpochReport report;
+    report.epoch = state.epoch + 1;
+    report.device = device.str();
+    report.on_gpu = device.is_cuda();
+    report.batch_size = train.options().batch_size * comm.world_size();
+    report.workers = train.options().num_workers;
+    report.pin_memory = train.options().pin_memory;
+    report.cpu_threads = num_threads();
+    report.precision = matmul_precision_name(matmul_precision());
+    report.cpu_bf16_instructions = cpu_has_bf16_instructions();
+    return report;
+  }
+
+  void fill_resources(const DataLoader& train, EpochReport& report, double cpu_seconds, GpuMonitor& monitor) {
+    const LoaderStats loader = train.stats();
+    report.stages[Stage::data_wait] += loader.wait_ms;
+    report.stages[Stage::copy] += loader.copy_ms;  // on the copy stream, beside the compute stages
+    report.queue_occupancy = loader.mean_queue_occupancy;
+    report.queue_capacity = loader.queue_capacity;
+    double busy = 0.0;
+    for (double ms : loader.worker_busy_ms) busy += ms;
+    const double wall_ms = report.wall_s * 1000.0;
+    const int workers = std::max(1, report.workers);
+    report.loader_busy_percent = wall_ms > 0 ? 100.0 * busy / (wall_ms * workers) : 0.0;
+    report.process_cpu_percent = report.wall_s > 0 ? 100.0 * cpu_seconds / (report.wall_s * machine_cores()) : 0.0;
+    report.gpu_utilization_percent = monitor.stop();
+    if (device.is_cuda()) {
+      const MemoryStats m = memory_stats(device);
+      const DeviceMemoryInfo info = device_memory_info(device);
+      report.gpu_memory_in_use_mib = static_cast<double>(m.reserved) / 1048576.0;
+      report.gpu_memory_peak_mib = static_cast<double>(m.peak_reserved) / 1048576.0;
+      report.gpu_memory_total_mib = static_cast<double>(info.total) / 1048576.0;
+    }
+  }
+
+  // The training half of an epoch; `interrupted` when a stop request ended it early.
+  EpochReport train_epoch(DataLoader& train, bool& interrupted) {
+    EpochReport report = begin_report(train);
+    train.set_epoch(state.epoch);
+    train.reset_stats();
+    profiler.read_and_reset();
+    metrics.reset();
+    if (graphed) graphed->reset();  // evaluation may have moved buffers
+    if (device.is_cuda()) reset_peak_memory_stats(device);
+    GpuMonitor monitor(device);
+    monitor.start();
+    const double cpu_start = process_cpu_seconds();
+    const Clock::time_point start = Clock::now();
+    auto last_print = start;
+    const std::int64_t total = train.batches_per_epoch();
+    const std::int64_t steps = steps_per_epoch(train);
+    const std::int64_t check_every = device.is_cpu() ? 1 : 50;  // a GPU read is a sync
+    const std::int64_t skip = state.batches_done;
+    const bool show_progress = out() != nullptr && o.progress && tty;
+    std::int64_t done = 0, last_checked = 0;
+    for (const Batch& batch : train) {
+      if (done < skip) {  // resuming inside an epoch: the order is the same, so skip what was trained
+        ++done;
+        continue;
+      }
+      const Tensor mean_loss = train_step(batch, steps - done);
+      ++done;
+      report.samples += batch.x.size(0) * comm.world_size();
+      if (done % check_every == 0 || done == total) {
+        check_finite(mean_loss.item(), state.epoch + 1, done, last_checked);
+        last_checked = done;
+      }
+      if (show_progress && seconds_since(last_print) > 0.5) {
+        print_progress(done, total, report.batch_size, start);
+        last_print = Clock::now();
+      }
+      // Ranks must stop at the same step: with several, they agree every check_every steps.
+      bool stopping = o.stop && o.stop->load();
+      if (comm.world_size() > 1)
+        stopping = (done % std::max<std::int64_t>(check_every, 10) == 0 || done == total) &&
+                   any_rank_stopping(stopping, comm);
+      if (stopping || done >= steps) {
+        interrupted = stopping;
+        break;
+      }
+    }
+    report.batches = done - skip;
+    report.epoch_samples = train.samples_per_epoch() * comm.world_size();
+    state.batches_done = done;
+    if (show_progress) *out() << "\r" << std::string(100, ' ') << "\r";
+    report.stages = profiler.read_and_reset();  // waits for the last GPU step
+    report.wall_s = seconds_since(start);
+    report.samples_per_s = static_cast<double>(report.samples) / std::max(report.wall_s, 1e-9);
+    report.lr = optimizer.lr();
+    const auto values = sum_over_ranks(metrics.read(), comm);
+    report.train_loss = values.mean_loss;
+    report.train_accuracy = values.accuracy;
+    fill_resources(train, report, process_cpu_seconds() - cpu_start, monitor);
+    return report;
+  }
+
+  void save_checkpoint_now() {
+    TrainingState s = state;
+    s.model = setting(o, "--model");
+    s.data = setting(o, "--data");
+    s.optimizer = setting(o, "--optimizer").empty() ? optimizer.describe() : setting(o, "--optimizer");
+    s.batch_size = std::max<std::int64_t>(global_batch, 1);
+    const std::string seed = setting(o, "--seed");
+    s.seed = seed.empty() ? 0 : std::stoull(seed);
+    s.settings = o.settings;
+    save_checkpoint(*checkpoints, model, optimizer, s);
+  }
+};
+
+Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions options) {
+  const Device wanted = options.comm != nullptr && options.comm->device().is_cuda() ? options.comm->device()
+                                                                                     : options.device;
+  if (wanted.is_cuda())
+    KILN_CHECK(cuda_available(), "training on {} asks for a GPU, but none can be used: {}; train on the CPU",
+               wanted.str(), cuda_unavailable_reason());
+  std::unique_ptr<Communicator> single = options.comm ? nullptr : make_single_process_communicator(wanted);
+  impl_ = std::make_unique<Impl>(model, optimizer, loss, std::move(options), std::move(single));
+  Impl& r = *impl_;
+  const TrainerOptions& o = r.o;
+  KILN_CHECK(r.comm.device() == r.device || r.comm.is_single_process(),
+             "the trainer's device {} does not match the communicator ({}), which works on {}", r.device.str(),
+             r.comm.describe(), r.comm.device().str());
+  KILN_CHECK(o.precision != MatmulPrecision::tf32 || r.device.is_cuda(),
+             "--precision tf32 is a GPU tensor-core format the CPU does not have; use --precision fp32 or "
+             "bf16");
+  KILN_CHECK(o.keep_checkpoints >= 1, "--keep-checkpoints must be at least 1, found {}", o.keep_checkpoints);
+  KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576, "--bucket-mb must be in (0, 1048576] MiB, found {}",
+             o.bucket_mb);
+  KILN_CHECK(o.max_steps >= 0, "max_steps must be >= 0 (0: whole epochs), found {}", o.max_steps);
+  for (const Parameter* p : optimizer.parameters())
+    KILN_CHECK(p->value.device() == r.device,
+               "parameter '{}' is on {} but the trainer trains on {}: call model.to(device) before building "
+               "the optimizer",
+               p->name, p->value.device().str(), r.device.str());
+  set_matmul_precision(o.precision);
+  if (o.cuda_graph) {
+    KILN_CHECK(r.device.is_cuda(),
+               "--cuda-graph records GPU work and the CPU runs each op as it comes; use it with --device=gpu");
+    KILN_CHECK(r.comm.is_single_process(),
+               "--cuda-graph trains in one process on one GPU, and data-parallel gradients are exchanged "
+               "from inside backward; drop --cuda-graph or the other ranks");
+    const std::string blocker = graph_capture_blocker(model);
+    KILN_CHECK(blocker.empty(), "--cuda-graph cannot replay this model: {}; drop --cuda-graph", blocker);
+    r.graphed = std::make_unique<GraphedStep>();
+  }
+  model.set_input_grad_wanted(false);  // the input is data: no gradient of it to make
+  if (r.root) {  // every output opened before any work, so a bad path never costs an epoch
+    if (!o.log_json.empty()) {
+      std::ofstream log(o.log_json, std::ios::app);
+      KILN_CHECK(log.good(), "cannot open --log-json file '{}' for appending: {} (does its folder exist?)",
+                 o.log_json, std::strerror(errno));
+    }
+    if (!o.checkpoint_dir.empty())
+      r.checkpoints = std::make_unique<CheckpointFolder>(o.checkpoint_dir, o.keep_checkpoints);
+  }
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::set_schedule(std::unique_ptr<LrSchedule> schedule) {
+  KILN_CHECK(schedule != nullptr, "Trainer::set_schedule with a null schedule");
+  impl_->schedule = std::move(schedule);
+}
+
+Tensor Trainer::step(const Batch& batch) {
+  Impl& r = *impl_;
+  return r.train_step(batch, r.steps_left_hint);
+}
+
+RunningMetrics::Values Trainer::evaluate(DataLoader& data) {
+  Impl& r = *impl_;
+  r.prepare_replicas();
+  if (!r.comm.is_single_process()) broadcast_buffers_from_rank0(r.model, r.comm);
+  if (r.graphed) r.graphed->reset();  // the loss's and the modules' buffers take other shapes here
+  const bool was_training = r.model.is_training();
+  r.model.eval();
+  RunningMetrics metrics(r.device);
+  try {
+    for (const Batch& batch : data) {
+      const Tensor& output = r.model.forward(r.as_input(batch.x));
+      metrics.update(output, batch.y, r.loss.forward(output, batch.y));
+    }
+  } catch (...) {
+    r.model.train(was_training);
+    throw;
+  }
+  r.model.train(was_training);
+  return sum_over_ranks(metrics.read(), r.comm);
+}
+
+EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
+  Impl& r = *impl_;
+  r.settle_position(train);
+  bool& interrupted = r.interrupted;
+  interrupted = false;
+  EpochReport report = r.train_epoch(train, interrupted);
+  report.test_split = test != nullptr;
+  if (test != nullptr && !interrupted) {
+    const auto values = evaluate(*test);
+    report.test_loss = values.mean_loss;
+    report.test_accuracy = values.accuracy;
+  }
+  if (!interrupted) {
+    ++r.state.epoch;
+    r.state.batches_done = 0;
+  }
+  // Saved before the lines that announce the epoch: a run killed in between loses no work.
+  if (r.checkpoints) r.save_checkpoint_now();
+  if (std::ostream* out = r.out()) *out << format_epoch_summary(report, r.planned_epochs) << "\n" << format_stage_table(report) << std::flush;
+  if (r.root && !r.o.log_json.empty()) append_json_line(r.o.log_json, report);
+  for (const EpochHook& hook : r.hooks) hook(*this, report);
+  return report;
+}
+
+FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test) {
+  Impl& r = *impl_;
+  KILN_CHECK(epochs >= 1, "--epochs must be at least 1, found {}", epochs);
+  r.settle_position(train);
+  r.stop_requested = false;
+  r.planned_epochs = epochs;
+  FitResult result;
+  if (r.state.epoch >= epochs && r.out())
+    *r.out() << fmt::format("nothing to train: the checkpoint holds all {} epochs (raise --epochs)\n", r.state.epoch);
+  while (r.state.epoch < epochs) {
+    result.epochs.push_back(fit_epoch(train, test));
+    if (r.interrupted) {
+      result.interrupted = true;
+      break;
+    }
+    if (r.stop_requested) {
+      result.stopped_early = r.state.epoch < epochs;
+      break;
+    }
+  }
+  if (!result.epochs.empty()) {
+    result.diagnosis = diagnose(result.epochs.back());
+    if (std::ostream* out = r.out()) *out << result.diagnosis.text() << std::flush;
+  }
+  return result;
+}
+
+void Trainer::save() {
+  Impl& r = *impl_;
+  KILN_CHECK(!r.o.checkpoint_dir.empty(), "Trainer::save needs a checkpoint folder (TrainerOptions::checkpoint_dir)");
+  if (r.checkpoints) r.save_checkpoint_now();
+}
+
+bool Trainer::resume() {
+  Impl& r = *impl_;
+  KILN_CHECK(!r.o.checkpoint_dir.empty(), "resuming needs a checkpoint folder (--checkpoint DIR)");
+  const std::optional<SavedCheckpoint> saved = read_checkpoint(r.o.checkpoint_dir);
+  if (!saved) return false;
+  check_resumable(r.o, saved->state);
+  restore_checkpoint(*saved, r.model, r.optimizer);
+  r.state.epoch = saved->state.epoch;
+  r.state.batches_done = saved->state.batches_done;
+  r.state.global_step = saved->state.global_step;
+  r.state.generator_offset = saved->state.generator_offset;
+  r.global_batch = saved->state.batch_size;
+  if (std::ostream* out = r.out())
+    *out << fmt::format("resuming from '{}': epoch {}, step {}\n", saved->folder, r.state.epoch + 1,
+                        r.state.global_step);
+  return true;
+}
+
+void Trainer::on_epoch_end(EpochHook hook) { impl_->hooks.push_back(std::move(hook)); }
+void Trainer::request_stop() { impl_->stop_requested = true; }
+
+Diagnosis Trainer::diagnose(const EpochReport& report) const { return kiln::diagnose(report, machine_cores()); }
+const TrainingState& Trainer::state() const { return impl_->state; }
+Device Trainer::device() const { return impl_->device; }
+int Trainer::rank() const { return impl_->comm.rank(); }
+int Trainer::world_size() const { return impl_->comm.world_size(); }
+
+}  // namespace kiln

@@ -1,0 +1,125 @@
+// kiln::Trainer: the training loop as a library class, for any Module, Optimizer, Loss and
+// DataLoader. Each step is profiled by stage (data wait, copy, forward, backward, optimizer,
+// all-reduce), each epoch ends in an EpochReport (stage times, utilisation, memory, losses,
+// accuracy), and the diagnosis says what limits training and what to change. It checks the loss
+// for NaN, writes checkpoints and resumes from them, can replay each step as one CUDA graph, and
+// trains as one rank of a data-parallel job when given a Communicator. The train app is a thin
+// shell over it (training/train_options.h builds the objects from its flags).
+//
+//   kiln::Trainer trainer(model, optimizer, loss, {.device = kiln::Device::cpu(), .out = &std::cout});
+//   kiln::FitResult result = trainer.fit(train_loader, 10, &test_loader);
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/core/precision.h"
+#include "kiln/data/batch.h"
+#include "kiln/data/data_loader.h"
+#include "kiln/layers/loss.h"
+#include "kiln/layers/metrics.h"
+#include "kiln/layers/module.h"
+#include "kiln/optim/lr_schedule.h"
+#include "kiln/optim/optimizer.h"
+#include "kiln/training/diagnosis.h"
+#include "kiln/training/epoch_report.h"
+#include "kiln/training/training_state.h"
+
+namespace kiln {
+
+class Communicator;
+
+struct TrainerOptions {
+  // Where the model trains: its parameters (and so the optimizer's) must already live there
+  // (model.to(device) before building the optimizer). With a communicator, the communicator's
+  // device wins for GPU replicas.
+  Device device = Device::cpu();
+  MatmulPrecision precision = MatmulPrecision::fp32;  // set for the process (core/precision.h)
+  // Each batch's x (B, ...) is viewed as (B, input_shape) before forward, for free (a flat MLP
+  // on image data); empty: as the loader gives it.
+  Shape input_shape;
+  // GPU, one process: forward, loss, backward and update of each full batch replayed as one CUDA
+  // graph (recorded again after a batch of another shape and after evaluation).
+  bool cuda_graph = false;
+  std::string checkpoint_dir;  // empty: save() and resume() are errors
+  int keep_checkpoints = 2;    // the newest checkpoints kept there
+  // Settings that change a run's numbers, recorded in every checkpoint and compared by resume()
+  // ({"--lr", "0.05"}, ...): a checkpoint made with other values is refused, naming them.
+  std::map<std::string, std::string> settings;
+  std::string log_json;        // append one JSON line per epoch (empty: none)
+  std::ostream* out = nullptr;  // epoch lines, stage tables, diagnosis (null: silent)
+  bool progress = true;         // a progress line on `out` twice a second when stdout is a terminal
+  // Data parallelism: this process's rank. Gradients are averaged over the ranks, metrics summed,
+  // only rank 0 prints, logs and writes checkpoints. Null: this process alone.
+  Communicator* comm = nullptr;
+  double bucket_mb = 25;        // gradient all-reduce bucket size
+  std::int64_t max_steps = 0;   // steps per epoch at most (0: whole epochs)
+  // Polled after every step: when set, the step finishes, a checkpoint is saved (with a folder)
+  // and fit() returns with `interrupted`. A Ctrl-C handler sets it.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct FitResult {
+  std::vector<EpochReport> epochs;  // this call's epochs
+  Diagnosis diagnosis;              // of the last epoch
+  bool interrupted = false;         // stopped inside an epoch by TrainerOptions::stop
+  bool stopped_early = false;       // stopped after an epoch by request_stop() (a hook, say)
+};
+
+class Trainer {
+ public:
+  // `model`, `optimizer` and `loss` must outlive the trainer. Throws kiln::Error for options that
+  // cannot work (a GPU that cannot be used, tf32 on the CPU, parameters on another device, a
+  // model a CUDA graph cannot replay, an unwritable log or checkpoint folder).
+  Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions options = {});
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // The learning rate at each global step (default: the optimizer's own, constant).
+  void set_schedule(std::unique_ptr<LrSchedule> schedule);
+
+  // Trains until `epochs` epochs are done in all (a resumed trainer continues where its
+  // checkpoint stood), evaluating on `test` (may be null) after each, saving a checkpoint after
+  // each when there is a folder, printing and logging as the options say.
+  FitResult fit(DataLoader& train, std::int64_t epochs, DataLoader* test = nullptr);
+  // One epoch (the next one, or the rest of an interrupted one) and its evaluation; hooks run.
+  EpochReport fit_epoch(DataLoader& train, DataLoader* test = nullptr);
+  // Mean loss and accuracy of the current weights over `data`, in evaluation mode, summed over
+  // the ranks of a data-parallel job (each evaluating its own shard).
+  RunningMetrics::Values evaluate(DataLoader& data);
+  // One training step on a batch (forward, loss, backward, all-reduce, update) for a loop of
+  // one's own: returns the batch's mean loss, a scalar on the device (item() reads it).
+  Tensor step(const Batch& batch);
+
+  // Writes a checkpoint of weights, optimizer state and training position to the folder.
+  void save();
+  // Loads the newest checkpoint of the folder, if there is one: weights, optimizer state and
+  // position (the next fit continues there). Returns whether there was one; throws for a broken
+  // one or one made with other settings.
+  bool resume();
+
+  // Called after each epoch (its evaluation and checkpoint done) with the epoch's report.
+  using EpochHook = std::function<void(Trainer&, const EpochReport&)>;
+  void on_epoch_end(EpochHook hook);
+  // Ends fit() after the current epoch (from a hook: early stopping).
+  void request_stop();
+
+  Diagnosis diagnose(const EpochReport& report) const;
+  const TrainingState& state() const;
+  Device device() const;
+  int rank() const;
+  int world_size() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,122 @@
+// state.json on nlohmann::json. Every value comes from a file a user may have edited: each is read
+// with its type checked first (nlohmann would turn -1 into a huge unsigned seed without a word).
+#include "kiln/training/training_state.h"
+
+#include <nlohmann/json.hpp>
+
+#include "kiln/core/error.h"
+
+namespace kiln {
+
+namespace {
+
+constexpr const char* kFormat = "kiln-checkpoint-2";
+
+const nlohmann::json& field(const nlohmann::json& j, const char* name, const std::string& path) {
+  KILN_CHECK(j.contains(name), "'{}' lacks the field \"{}\" of a kiln checkpoint state", path,
+             name);
+  return j[name];
+}
+
+std::int64_t int_field(const nlohmann::json& j, const char* name, std::int64_t min,
+                       const std::string& path) {
+  const nlohmann::json& v = field(j, name, path);
+  const bool fits = v.is_number_integer() &&
+                    !(v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX) &&
+                    v.get<std::int64_t>() >= min;
+  KILN_CHECK(fits, "'{}': \"{}\" is {}: expected an integer of at least {}", path, name, v.dump(),
+             min);
+  return v.get<std::int64_t>();
+}
+
+std::uint64_t unsigned_field(const nlohmann::json& j, const char* name, const std::string& path) {
+  const nlohmann::json& v = field(j, name, path);
+  KILN_CHECK(v.is_number_unsigned(), "'{}': \"{}\" is {}: expected a non-negative integer", path,
+             name, v.dump());
+  return v.get<std::uint64_t>();
+}
+
+std::string string_field(const nlohmann::json& j, const char* name, const std::string& path) {
+  const nlohmann::json& v = field(j, name, path);
+  KILN_CHECK(v.is_string(), "'{}': \"{}\" is {}: expected a string", path, name, v.dump());
+  return v.get<std::string>();
+}
+
+}  // namespace
+
+std::string state_to_json(const TrainingState& s) {
+  nlohmann::ordered_json j = {{"format", kFormat},
+                              {"epoch", s.epoch},
+                              {"batches_done", s.batches_done},
+                              {"global_step", s.global_step},
+                              {"optimizer_steps", s.optimizer_steps},
+                              {"seed", s.seed},
+                              {"generator_offset", s.generator_offset},
+                              {"model", s.model},
+                              {"data", s.data},
+                              {"batch_size", s.batch_size},
+                              {"optimizer", s.optimizer},
+                              {"settings", s.settings}};
+  nlohmann::ordered_json pieces = nlohmann::ordered_json::object();
+  for (const auto& [name, piece] : s.pieces)
+    pieces[name] = {{"bytes", piece.bytes}, {"crc32", piece.crc32}};
+  j["pieces"] = pieces;
+  return j.dump(2) + "\n";
+}
+
+TrainingState parse_training_state(std::string_view text, const std::string& path) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    KILN_THROW("'{}' is not a readable checkpoint state: {}", path, e.what());
+  }
+  KILN_CHECK(j.is_object(), "'{}' is not a checkpoint state: expected a JSON object", path);
+  if (j.contains("format")) {
+    const std::string format = string_field(j, "format", path);
+    KILN_CHECK(format == "kiln-checkpoint-1" || format == kFormat,
+               "'{}' is a checkpoint of format \"{}\"; this kiln reads kiln-checkpoint-1 and {}",
+               path, format, kFormat);
+  }
+  TrainingState s;
+  s.epoch = int_field(j, "epoch", 0, path);
+  s.batches_done = int_field(j, "batches_done", 0, path);
+  s.global_step = int_field(j, "global_step", 0, path);
+  s.optimizer_steps = int_field(j, "optimizer_steps", 0, path);
+  s.seed = unsigned_field(j, "seed", path);
+  s.generator_offset = unsigned_field(j, "generator_offset", path);
+  s.model = string_field(j, "model", path);
+  s.data = string_field(j, "data", path);
+  s.batch_size = int_field(j, "batch_size", 1, path);
+  s.optimizer = string_field(j, "optimizer", path);
+  KILN_CHECK(s.batches_done <= s.global_step,
+             "'{}': {} batches of the current epoch done but only {} steps in all: the state is "
+             "inconsistent",
+             path, s.batches_done, s.global_step);
+  if (j.contains("settings")) {
+    const nlohmann::json& settings = j["settings"];
+    KILN_CHECK(settings.is_object(), "'{}': \"settings\" is {}: expected an object", path,
+               settings.dump());
+    for (const auto& [flag, value] : settings.items()) {
+      KILN_CHECK(value.is_string(), "'{}': setting \"{}\" is {}: expected a string", path, flag,
+                 value.dump());
+      s.settings[flag] = value.get<std::string>();
+    }
+  }
+  if (j.contains("pieces")) {
+    const nlohmann::json& pieces = j["pieces"];
+    KILN_CHECK(pieces.is_object(), "'{}': \"pieces\" is {}: expected an object", path,
+               pieces.dump());
+    for (const auto& [name, piece] : pieces.items()) {
+      KILN_CHECK(piece.is_object(), "'{}': piece \"{}\" is {}: expected {{bytes, crc32}}", path,
+                 name, piece.dump());
+      const std::uint64_t crc = unsigned_field(piece, "crc32", path);
+      KILN_CHECK(crc <= UINT32_MAX, "'{}': piece \"{}\" has a CRC32 of {}, past 32 bits", path,
+                 name, crc);
+      s.pieces[name] = {unsigned_field(piece, "bytes", path), static_cast<std::uint32_t>(crc)};
+    }
+  }
+  return s;
+}
+
+}  // namespace kiln
