@@ -11,6 +11,7 @@
 #include "kiln/dist/data_parallel.h"
 #include "kiln/training/diagnosis.h"
 #include "kiln/training/safetensors.h"
+#include "tests/data/test_datasets.h"
 #include "tests/support/train_testing.h"
 
 namespace {
@@ -34,6 +35,17 @@ class Counting final : public kiln::Dataset {
 };
 
 }  // namespace
+
+TEST(EvaluationShard, AShardOfFloatTargetsKeepsThem) {
+  auto data = std::make_shared<kiln::testing::RegressionDataset>(7);
+  auto shard = kiln::evaluation_shard(data, 1, 2);  // samples [3, 7)
+  EXPECT_FALSE(shard->has_class_labels());
+  EXPECT_EQ(shard->target_shape(), (kiln::Shape{2}));
+  float x[4], y[2];
+  shard->get(0, x, y);
+  EXPECT_EQ(y[0], 3.5f);
+  EXPECT_EQ(y[1], -3.0f);
+}
 
 TEST(EvaluationShard, RanksTogetherSeeEveryTestSampleExactlyOnce) {
   for (std::int64_t n : {1, 7, 33, 1000}) {
