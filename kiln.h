@@ -26,16 +26,19 @@
 // Layers, containers and losses.
 #include "kiln/layers/activations.h"
 #include "kiln/layers/batch_norm.h"
+#include "kiln/layers/batch_norm2d.h"
 #include "kiln/layers/conv2d.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/flatten.h"
+#include "kiln/layers/gradient_check.h"
 #include "kiln/layers/linear.h"
 #include "kiln/layers/loss.h"
 #include "kiln/layers/metrics.h"
 #include "kiln/layers/module.h"
 #include "kiln/layers/mse_loss.h"
 #include "kiln/layers/pool2d.h"
+#include "kiln/layers/residual.h"
 #include "kiln/layers/sequential.h"
 
 // Optimizers and learning-rate schedules.

@@ -19,6 +19,9 @@ class BatchNorm1d : public Module {
   Parameter& bias() { return *bias_; }
   Tensor& running_mean() { return running_mean_->value; }
   Tensor& running_var() { return running_var_->value; }
+  std::int64_t features() const { return features_; }
+  float eps() const { return eps_; }
+  float momentum() const { return momentum_; }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;

@@ -11,6 +11,10 @@ Dropout::Dropout(float p, std::uint64_t seed) : p_(p), gen_(seed) {
 
 std::string Dropout::describe() const { return fmt::format("Dropout(p={})", p_); }
 
+std::string Dropout::graph_capture_blocker() const {
+  return fmt::format("{}: its mask must change every step", describe());
+}
+
 Tensor Dropout::forward_impl(const Tensor& x) {
   has_mask_ = is_training();
   if (!is_training()) return x;

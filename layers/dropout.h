@@ -18,6 +18,8 @@ class Dropout : public Module {
   float p() const { return p_; }
   // The mask counter: save and restore it (set_state) to replay masks, e.g. from a checkpoint.
   Generator& generator() { return gen_; }
+  // A replayed CUDA graph would reuse one mask forever.
+  std::string graph_capture_blocker() const override;
 
  protected:
   Tensor forward_impl(const Tensor& x) override;

@@ -6,12 +6,23 @@
 #include <utility>
 
 #include "kiln/core/ops.h"
+#include "kiln/layers/activations.h"
 
 namespace kiln {
 
 Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen, bool bias)
+    : Linear(in_features, out_features, gen, LinearOptions{bias, std::nullopt}) {}
+
+Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen, const LinearOptions& options)
     : in_(in_features), out_(out_features) {
   KILN_CHECK(in_ > 0 && out_ > 0, "Linear needs positive sizes, found in {} and out {}", in_, out_);
+  KILN_CHECK(!options.activation || *options.activation == Activation::relu,
+             "Linear({} -> {}): only a ReLU fuses into a Linear, found {}; put a {} layer after "
+             "the Linear instead",
+             in_, out_, ActivationLayer(*options.activation).describe(),
+             ActivationLayer(*options.activation).describe());
+  relu_ = options.activation.has_value();
+  const bool bias = options.bias;
   Tensor w = Tensor::empty({out_, in_});
   kaiming_uniform_(w, gen, std::sqrt(5.0f));
   weight_ = &register_parameter("weight", std::move(w));
@@ -24,7 +35,7 @@ Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& g
 }
 
 std::string Linear::describe() const {
-  return fmt::format("Linear({} -> {}{})", in_, out_, bias_ ? "" : ", no bias");
+  return fmt::format("Linear({} -> {}{}{})", in_, out_, bias_ ? "" : ", no bias", relu_ ? ", ReLU" : "");
 }
 
 Shape Linear::output_shape(const Shape& input) const {
@@ -33,14 +44,11 @@ Shape Linear::output_shape(const Shape& input) const {
   return Shape{input[0], out_};
 }
 
-Tensor Linear::forward_relu(const Tensor& x) {
-  relu_requested_ = true;
-  try {
-    return forward(x);
-  } catch (...) {
-    relu_requested_ = false;  // a rejected input must not leave the next plain forward ReLU'd
-    throw;
-  }
+bool Linear::absorb(const Module& next) {
+  const auto* activation = dynamic_cast<const ActivationLayer*>(&next);
+  if (relu_ || absorbed_relu_ || activation == nullptr || activation->kind() != Activation::relu) return false;
+  absorbed_relu_ = true;
+  return true;
 }
 
 const Tensor& Linear::weight_bf16() {
@@ -54,9 +62,8 @@ const Tensor& Linear::weight_bf16() {
 }
 
 Tensor Linear::forward_impl(const Tensor& x) {
-  relu_applied_ = std::exchange(relu_requested_, false);
   Tensor& y = reuse(y_, {x.size(0), out_});
-  linear_forward(x, weight_->value, bias_ ? bias_->value : Tensor(), y, relu_applied_, weight_bf16());
+  linear_forward(x, weight_->value, bias_ ? bias_->value : Tensor(), y, relu_ || absorbed_relu_, weight_bf16());
   if (is_training()) x_ = x;
   return y;
 }
@@ -65,10 +72,11 @@ Tensor Linear::backward_impl(const Tensor& dy) {
   KILN_CHECK(x_.defined() && x_.size(0) == dy.size(0),
              "{}: backward needs the input of a forward made in training mode", describe());
   // ReLU'(pre) is [pre > 0], and pre > 0 exactly where the output y > 0: the op masks dy by y.
-  Tensor& dpre = reuse(dpre_, relu_applied_ ? dy.shape() : Shape{0});
+  const bool relu = relu_ || absorbed_relu_;
+  Tensor& dpre = reuse(dpre_, relu ? dy.shape() : Shape{0});
   Tensor no_bias;
   Tensor* dx = input_grad_wanted() ? &reuse(dx_, {dy.size(0), in_}) : nullptr;  // null: skipped
-  linear_backward(dy, x_, weight_->value, relu_applied_ ? y_ : Tensor(), weight_->grad,
+  linear_backward(dy, x_, weight_->value, relu ? y_ : Tensor(), weight_->grad,
                   bias_ ? bias_->grad : no_bias, dx, dpre, weight_bf16());
   return dx != nullptr ? *dx : Tensor();
 }

@@ -1,24 +1,35 @@
 // Linear: y = x Wᵀ + b, W: (out, in), b: (out), initialised as PyTorch's nn.Linear does
 // (Kaiming-uniform with a = sqrt(5), i.e. U(-1/sqrt(in), 1/sqrt(in)), for W and for b).
-// forward_relu computes ReLU(x Wᵀ + b) in one op (linear_forward's fused epilogue); Sequential
-// uses it for a Linear followed by a ReLU, whose own forward and backward it then skips.
+// With a fused ReLU it computes ReLU(x Wᵀ + b) in one op (linear_forward's epilogue): asked for at
+// construction, or taken on from a ReLU that follows it in a Sequential (absorb).
 #pragma once
 
+#include <optional>
+
+#include "kiln/core/op_kinds.h"
 #include "kiln/core/random.h"
 #include "kiln/layers/module.h"
 
 namespace kiln {
 
+struct LinearOptions {
+  bool bias = true;
+  // Applied to the output inside the same op; only ReLU fuses (linear_forward's epilogue).
+  std::optional<Activation> activation;
+};
+
 class Linear : public Module {
  public:
   Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen, bool bias = true);
+  Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen, const LinearOptions& options);
 
   std::string describe() const override;
   Shape output_shape(const Shape& input) const override;  // (N, in) -> (N, out)
   Parameter& weight() { return *weight_; }
   Parameter* bias() { return bias_; }
-  // ReLU(forward(x)) in one op; the next backward then takes the gradient of that ReLU'd output.
-  Tensor forward_relu(const Tensor& x);
+  // Takes on a ReLU that follows it (when it has no activation yet): its output is then ReLU'd
+  // and backward takes the gradient of that output, as the pair's would be.
+  bool absorb(const Module& next) override;
 
  protected:
   Tensor forward_impl(const Tensor& x) override;   // x: (N, in) -> y: (N, out)
@@ -34,9 +45,9 @@ class Linear : public Module {
   Parameter* bias_ = nullptr;
   Tensor x_;  // the input of the last forward, for the weight gradient
   Tensor y_, dx_;
-  Tensor dpre_;                 // the gradient before the fused ReLU
-  bool relu_requested_ = false;  // set by forward_relu for the forward_impl it calls
-  bool relu_applied_ = false;    // whether the last forward's output was ReLU'd
+  Tensor dpre_;                  // the gradient before the fused ReLU
+  bool relu_ = false;            // asked for at construction: describe() names it
+  bool absorbed_relu_ = false;   // taken on from the next module, which stays in the list
 };
 
 }  // namespace kiln

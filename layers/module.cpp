@@ -1,20 +1,51 @@
-// Module's checked entry points, parameter registry, device moves and buffer reuse.
+// Module's checked entry points, predict, parameter registry, device moves, buffer reuse and the
+// questions asked of a whole tree (gradient-ready hook, CUDA graph capture).
 #include "kiln/layers/module.h"
 
 #include "kiln/core/ops.h"
 
 namespace kiln {
 
-Tensor Module::forward(const Tensor& x) {
+const Tensor& Module::forward(const Tensor& x) {
   KILN_CHECK(x.defined() && x.dtype() == DType::f32, "{}: forward needs a float32 input, found {}",
              describe(), x.defined() ? x.str() : std::string("an undefined tensor"));
   KILN_CHECK(x.device() == device_,
              "{}: the input is on {} but the module is on {}; call .to({}) on one of them",
              describe(), x.device().str(), device_.str(), device_.str());
   last_output_shape_ = output_shape(x.shape());  // checks the input shape
-  Tensor y = forward_impl(x);
+  output_ = forward_impl(x);
   has_forward_ = true;
-  return y;
+  return output_;
+}
+
+Tensor Module::predict(const Tensor& x) {
+  std::vector<bool> modes;
+  collect_modes(modes);
+  auto restore = [&] {
+    std::size_t next = 0;
+    restore_modes(modes, next);
+  };
+  try {
+    eval();
+    Tensor y = forward(x).clone();  // the output buffer (or x, for an identity) stays the module's
+    restore();
+    return y;
+  } catch (...) {
+    restore();
+    throw;
+  }
+}
+
+void Module::collect_modes(std::vector<bool>& modes) const {
+  modes.push_back(training_);
+  for (const auto& [name, child] : children_) child->collect_modes(modes);
+}
+
+void Module::restore_modes(const std::vector<bool>& modes, std::size_t& next) {
+  training_ = modes.at(next++);
+  has_forward_ = false;  // the caches are an eval forward's: backward needs a training one
+  for (auto& [name, child] : children_) child->restore_modes(modes, next);
+  on_train_changed();
 }
 
 Tensor Module::backward(const Tensor& dy) {
@@ -26,7 +57,37 @@ Tensor Module::backward(const Tensor& dy) {
   KILN_CHECK(dy.shape() == last_output_shape_,
              "{}: the output gradient has shape {} but the last output had shape {}", describe(),
              dy.shape().str(), last_output_shape_.str());
-  return backward_impl(dy);
+  Tensor dx = backward_impl(dy);
+  if (gradient_ready_hook_ && children_.empty()) (*gradient_ready_hook_)(*this);
+  return dx;
+}
+
+void Module::skip_backward() {
+  if (!gradient_ready_hook_) return;
+  if (children_.empty()) (*gradient_ready_hook_)(*this);
+  for (auto& [name, child] : children_) child->skip_backward();
+}
+
+void Module::set_gradient_ready_hook(GradientReadyHook hook) {
+  install_gradient_ready_hook(hook ? std::make_shared<const GradientReadyHook>(std::move(hook)) : nullptr);
+}
+
+void Module::install_gradient_ready_hook(const std::shared_ptr<const GradientReadyHook>& hook) {
+  KILN_CHECK(!hook || children_.empty() || parameters_.empty(),
+             "{}: a gradient-ready hook reports modules without children, whose parameters() are "
+             "their own; this one holds {} parameters besides {} children: register those "
+             "parameters in a child module of their own",
+             describe(), parameters_.size(), children_.size());
+  gradient_ready_hook_ = hook;
+  for (auto& [name, child] : children_) child->install_gradient_ready_hook(hook);
+}
+
+std::string Module::graph_capture_blocker() const {
+  for (const auto& [name, child] : children_) {
+    std::string reason = child->graph_capture_blocker();
+    if (!reason.empty()) return reason;
+  }
+  return "";
 }
 
 std::vector<Parameter*> Module::parameters() {
@@ -95,6 +156,7 @@ void Module::to(Device device) {
   for (auto& b : buffers_) b->value = b->value.to(device);
   for (auto& [name, child] : children_) child->to(device);
   device_ = device;
+  output_ = Tensor();
   has_forward_ = false;  // cached activations live on the old device
 }
 
@@ -121,6 +183,7 @@ void Module::register_module(std::string name, std::shared_ptr<Module> child) {
   for (Parameter* p : child->parameters()) p->name = name + "." + p->name;
   for (Buffer* b : child->buffers()) b->name = name + "." + b->name;
   children_.emplace_back(std::move(name), std::move(child));
+  if (gradient_ready_hook_) install_gradient_ready_hook(gradient_ready_hook_);  // checks this one too
 }
 
 Tensor& Module::reuse(Tensor& buffer, const Shape& shape, DType dtype) {

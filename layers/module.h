@@ -2,9 +2,11 @@
 // forward caches what backward needs, backward accumulates (+=) into parameter gradients and
 // returns the input gradient. The public methods check their inputs and call the *_impl hooks.
 // Outputs live in buffers the module owns and reuses while shapes stay the same, so a steady
-// training step allocates nothing; a returned tensor stays valid until the module's next call.
+// training step allocates nothing; a returned tensor stays valid until the module's next call
+// (predict returns one the caller owns).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,8 +43,14 @@ class Module {
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
-  // x: (N, ...) -> y. In training mode caches what backward needs.
-  Tensor forward(const Tensor& x);
+  // x: (N, ...) -> y. In training mode caches what backward needs. The result is the module's
+  // output buffer (or, for an identity, x itself): valid until this module's next forward, which
+  // overwrites it. Keep a result across calls with clone(), or use predict.
+  const Tensor& forward(const Tensor& x);
+  // Inference: forward in eval mode, each module's mode restored afterwards (also when forward
+  // throws), returning a tensor the caller owns, sharing storage with no buffer of the module nor
+  // with x. A backward must follow a new training forward.
+  Tensor predict(const Tensor& x);
   // dy: the shape of the last forward's output -> dx: the shape of its input, or an undefined
   // tensor when the input's gradient is not wanted (below).
   Tensor backward(const Tensor& dy);
@@ -71,6 +79,33 @@ class Module {
   void eval() { train(false); }
   bool is_training() const { return training_; }
 
+  // Reports, in every backward from now on, each module of this tree without children (a layer)
+  // once its parameter gradients are final for the step: after its backward, or when a container
+  // skips that backward (a ReLU fused into the Linear before it, a leading layer without
+  // parameters when no input gradient is wanted). So every parameter is reported exactly once
+  // per backward, at any depth: data-parallel training starts all-reducing a layer's gradients
+  // while earlier layers compute. Children added later inherit it; an empty hook removes it.
+  // A module holding parameters of its own besides children is refused (its parameters() would
+  // repeat its children's).
+  using GradientReadyHook = std::function<void(Module& layer)>;
+  void set_gradient_ready_hook(GradientReadyHook hook);
+  // For a container that skips this module's backward (above): reports its layers as ready.
+  void skip_backward();
+
+  // Whether this module takes on the work of `next`, the module that follows it in a Sequential:
+  // when it returns true it computes next's forward and backward as part of its own from then on
+  // (a Linear runs a following ReLU in its GEMM's epilogue) and the container skips next's, which
+  // keeps its place in the list and in parameter names. Asked once, when the container grows.
+  virtual bool absorb(const Module& next) {
+    (void)next;
+    return false;
+  }
+
+  // Why this module cannot be recorded once in a CUDA graph and replayed every step, or "" when
+  // it can: a container gives its first child's reason, Dropout its own (its mask must change
+  // every step).
+  virtual std::string graph_capture_blocker() const;
+
   // "Linear(784 -> 1024)": what the layer is, for summaries and messages.
   virtual std::string describe() const = 0;
   // The output shape for an input shape, checking the input as forward would.
@@ -91,6 +126,11 @@ class Module {
   Tensor& reuse(Tensor& buffer, const Shape& shape, DType dtype = DType::f32);
 
  private:
+  void install_gradient_ready_hook(const std::shared_ptr<const GradientReadyHook>& hook);
+  // Each module's training flag, depth first, for predict to restore.
+  void collect_modes(std::vector<bool>& modes) const;
+  void restore_modes(const std::vector<bool>& modes, std::size_t& next);
+
   std::vector<std::unique_ptr<Parameter>> parameters_;
   std::vector<std::unique_ptr<Buffer>> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
@@ -99,6 +139,8 @@ class Module {
   bool input_grad_wanted_ = true;
   bool has_forward_ = false;
   Shape last_output_shape_;
+  Tensor output_;  // the last forward's result, which forward returns by reference
+  std::shared_ptr<const GradientReadyHook> gradient_ready_hook_;  // shared by the whole tree
 };
 
 }  // namespace kiln

@@ -1,9 +1,6 @@
 // Sequential chaining and its summary table.
 #include "kiln/layers/sequential.h"
 
-#include "kiln/layers/activations.h"
-#include "kiln/layers/linear.h"
-
 namespace kiln {
 
 Sequential::Sequential(std::vector<std::shared_ptr<Module>> modules) {
@@ -12,15 +9,22 @@ Sequential::Sequential(std::vector<std::shared_ptr<Module>> modules) {
 
 Sequential& Sequential::add(std::shared_ptr<Module> module) {
   KILN_CHECK(module != nullptr, "Sequential::add with a null module");
+  KILN_CHECK(!successor_absorbed_,
+             "Sequential::add({}): this Sequential's last layer already computes the module that "
+             "follows it in its parent; add every layer before placing the Sequential in another",
+             module->describe());
   module->to(device());
   module->train(is_training());
   register_module(fmt::format("layers.{}", modules_.size()), module);
-  const auto* relu = dynamic_cast<const ActivationLayer*>(module.get());
-  if (relu != nullptr && relu->kind() == Activation::relu && !modules_.empty())
-    fused_.back() = dynamic_cast<Linear*>(modules_.back().get());
+  absorbed_.push_back(!modules_.empty() && modules_.back()->absorb(*module));
   modules_.push_back(std::move(module));
-  fused_.push_back(nullptr);
   return *this;
+}
+
+bool Sequential::absorb(const Module& next) {
+  if (modules_.empty() || !modules_.back()->absorb(next)) return false;
+  successor_absorbed_ = true;
+  return true;
 }
 
 std::string Sequential::describe() const { return fmt::format("Sequential({} layers)", modules_.size()); }
@@ -33,14 +37,8 @@ Shape Sequential::output_shape(const Shape& input) const {
 
 Tensor Sequential::forward_impl(const Tensor& x) {
   Tensor h = x;
-  for (std::size_t i = 0; i < modules_.size(); ++i) {
-    if (Linear* linear = fused_[i]) {
-      h = linear->forward_relu(h);
-      ++i;  // the ReLU is done
-    } else {
-      h = modules_[i]->forward(h);
-    }
-  }
+  for (std::size_t i = 0; i < modules_.size(); ++i)
+    if (!absorbed_[i]) h = modules_[i]->forward(h);
   return h;
 }
 
@@ -50,18 +48,15 @@ Tensor Sequential::backward_impl(const Tensor& dy) {
   std::size_t first = 0;
   if (!input_grad_wanted())
     while (first + 1 < modules_.size() && !modules_[first]->has_parameters()) ++first;
+  while (first > 0 && absorbed_[first]) --first;  // an absorbed module runs in its absorber's backward
   for (std::size_t i = 0; i < modules_.size(); ++i) modules_[i]->set_input_grad_wanted(input_grad_wanted() || i > first);
   Tensor g = dy;
   for (std::size_t i = modules_.size(); i-- > first;) {
-    if (i > 0 && fused_[i - 1] != nullptr) {  // a fused ReLU: its Linear takes g as it is
-      if (backward_hook_) backward_hook_(*modules_[i]);
-      continue;
-    }
+    if (absorbed_[i]) continue;  // the module before it takes g as it is
     g = modules_[i]->backward(g);
-    if (backward_hook_) backward_hook_(*modules_[i]);
+    if (i + 1 < modules_.size() && absorbed_[i + 1]) modules_[i + 1]->skip_backward();  // done too
   }
-  for (std::size_t i = first; i-- > 0;)
-    if (backward_hook_) backward_hook_(*modules_[i]);
+  for (std::size_t i = first; i-- > 0;) modules_[i]->skip_backward();
   return input_grad_wanted() ? g : Tensor();
 }
 

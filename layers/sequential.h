@@ -1,11 +1,12 @@
 // Sequential: modules applied in order; backward runs them in reverse. Children are named
 // "layers.<i>", so parameters read "layers.0.weight" as in a PyTorch model whose `layers` is an
-// nn.Sequential, and safetensors files move between the two. A Linear followed by a ReLU runs as
-// one fused op (Linear::forward_relu: the bias and ReLU in the GEMM's epilogue on the GPU); the
-// ReLU module stays in the list, in summaries and names, but its forward and backward are skipped.
+// nn.Sequential, and safetensors files move between the two. Each module added is offered to the
+// one before it (Module::absorb): a Linear takes on a following ReLU and runs both as one fused op
+// (the bias and ReLU in the GEMM's epilogue on the GPU), also when the Linear ends a nested
+// Sequential; the ReLU stays in the list, in summaries and names, but its forward and backward
+// are skipped.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -28,9 +29,9 @@ class Sequential : public Module {
   Shape output_shape(const Shape& input) const override;
   // A Keras-style table: layer, output shape and parameters per row, then the total.
   std::string summary(const Shape& input) const;
-  // Called after each layer's backward with that layer, whose parameter gradients are then final
-  // for the step: data-parallel training starts all-reducing them while earlier layers compute.
-  void set_backward_hook(std::function<void(Module& layer)> hook) { backward_hook_ = std::move(hook); }
+  // Offers `next` to the last module (a Linear ending this Sequential takes on a ReLU after it);
+  // once taken, this Sequential accepts no more modules.
+  bool absorb(const Module& next) override;
 
  protected:
   Tensor forward_impl(const Tensor& x) override;
@@ -38,10 +39,10 @@ class Sequential : public Module {
 
  private:
   std::vector<std::shared_ptr<Module>> modules_;
-  // fused_[i]: the Linear at modules_[i] when modules_[i + 1] is a ReLU it absorbs, else null;
+  // absorbed_[i]: modules_[i - 1] took on modules_[i], whose forward and backward are skipped;
   // decided in add(), the one place the list changes.
-  std::vector<class Linear*> fused_;
-  std::function<void(Module&)> backward_hook_;
+  std::vector<bool> absorbed_;
+  bool successor_absorbed_ = false;  // the last module took on the module after this Sequential
 };
 
 }  // namespace kiln

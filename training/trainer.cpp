@@ -23,8 +23,6 @@
 #include "kiln/dist/gradient_reducer.h"
 #include "kiln/training/checkpoint.h"
 #include "kiln/training/graphed_step.h"
-#include "kiln/layers/dropout.h"
-#include "kiln/layers/sequential.h"
 #include "kiln/training/report_format.h"
 
 namespace kiln {
@@ -74,20 +72,6 @@ void check_resumable(const TrainerOptions& o, const TrainingState& saved) {
              "the checkpoint in '{}' was made with {}; resume with the checkpoint's settings, or "
              "start fresh in another --checkpoint folder",
              o.checkpoint_dir, fmt::join(differences, ", "));
-}
-
-// TEMPORARY until Module asks its children itself: the top level of a Sequential only.
-std::string graph_capture_blocker(Module& model) {
-  auto* seq = dynamic_cast<Sequential*>(&model);
-  if (dynamic_cast<const Dropout*>(&model)) return model.describe() + ": its mask must change every step";
-  if (!seq) return "";
-  for (std::size_t i = 0; i < seq->size(); ++i)
-    if (dynamic_cast<const Dropout*>(&(*seq)[i]) != nullptr)
-      return (*seq)[i].describe() + ": its mask must change every step";
-  return "";
-}
-void set_gradient_ready_hook(Module& model, std::function<void(Module&)> hook) {
-  if (auto* seq = dynamic_cast<Sequential*>(&model)) seq->set_backward_hook(std::move(hook));
 }
 
 }  // namespace
@@ -142,7 +126,7 @@ struct Trainer::Impl {
     const auto bucket_bytes = static_cast<std::size_t>(o.bucket_mb * 1024.0 * 1024.0);
     reducer = std::make_unique<GradientReducer>(model.parameters(), comm, bucket_bytes);
     if (comm.overlaps_compute())  // start each bucket as soon as backward has produced it
-      set_gradient_ready_hook(model, [&r = *reducer](Module& layer) { r.ready(layer.parameters()); });
+      model.set_gradient_ready_hook([&r = *reducer](Module& layer) { r.ready(layer.parameters()); });
   }
 
   // Forward, loss, the metrics' device ops, zero_grad and backward. While it is recorded into a
@@ -388,7 +372,7 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
     KILN_CHECK(r.comm.is_single_process(),
                "--cuda-graph trains in one process on one GPU, and data-parallel gradients are exchanged "
                "from inside backward; drop --cuda-graph or the other ranks");
-    const std::string blocker = graph_capture_blocker(model);
+    const std::string blocker = model.graph_capture_blocker();
     KILN_CHECK(blocker.empty(), "--cuda-graph cannot replay this model: {}; drop --cuda-graph", blocker);
     r.graphed = std::make_unique<GraphedStep>();
   }

@@ -80,7 +80,7 @@ int main() {
     std::printf("custom_layer: a backward without the sigmoid's derivative: %s\n",
                 caught.ok ? "passed (the check is blind!)" : "caught");
     if (caught.ok) return 1;
-    std::printf("%s", caught.report.c_str());
+    std::printf("%s\n", caught.report.c_str());
     std::printf("custom_layer: ok\n");
     return 0;
   } catch (const kiln::Error& e) {

@@ -31,11 +31,13 @@ int main(int argc, char** argv) {
     kiln::DataLoader test(data.test, {.batch_size = 500, .shuffle = false});
     const kiln::TrainerOptions options{.checkpoint_dir = argv[1], .out = &std::cout};
 
-    Run first(7);
-    std::cout << first.net->summary({1, 28, 28});
-    kiln::Trainer trainer(*first.net, first.optimizer, first.loss, options);
-    const kiln::FitResult fitted = trainer.fit(train, 2, &test);
-    std::printf("bottleneck: %s\n", std::string(kiln::bottleneck_name(fitted.diagnosis.bottleneck)).c_str());
+    {  // the first run ends here, releasing the checkpoint folder's lock for the second
+      Run first(7);
+      std::cout << first.net->summary({1, 28, 28});
+      kiln::Trainer trainer(*first.net, first.optimizer, first.loss, options);
+      const kiln::FitResult fitted = trainer.fit(train, 2, &test);
+      std::printf("bottleneck: %s\n", std::string(kiln::bottleneck_name(fitted.diagnosis.bottleneck)).c_str());
+    }
 
     Run second(99);  // other initial weights: all that matters must come from the checkpoint
     kiln::Trainer resumed(*second.net, second.optimizer, second.loss, options);

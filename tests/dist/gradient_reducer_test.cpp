@@ -113,7 +113,7 @@ TEST(GradientReducer, WithOverlapStartsEachBucketAsSoonAsBackwardHasProducedIt) 
   TwoRankSimulation comm(true, 0.0f);
   kiln::GradientReducer reducer(net->parameters(), comm, 3000);
   std::vector<std::size_t> started_after_layer;
-  net->set_backward_hook([&](kiln::Module& layer) {
+  net->set_gradient_ready_hook([&](kiln::Module& layer) {
     const auto produced = layer.parameters();
     reducer.ready(produced);
     started_after_layer.push_back(comm.started.size());

@@ -9,6 +9,7 @@
 #include "kiln/core/ops.h"
 #include "kiln/layers/activations.h"
 #include "kiln/layers/batch_norm.h"
+#include "kiln/layers/batch_norm2d.h"
 #include "kiln/layers/conv2d.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
@@ -16,6 +17,7 @@
 #include "kiln/layers/linear.h"
 #include "kiln/layers/mse_loss.h"
 #include "kiln/layers/pool2d.h"
+#include "kiln/layers/residual.h"
 #include "kiln/layers/sequential.h"
 #include "kiln/models/model_spec.h"
 #include "tests/gpu/gpu_parity.h"
@@ -130,6 +132,28 @@ TEST(LayersParity, BatchNorm1dMatchesCpuInTrainingAndEval) {
   gpu->eval();
   const Tensor probe = random_tensor({2, 33}, 4603);
   EXPECT_TRUE(all_close(gpu->forward(on_gpu(probe)), cpu->forward(probe), kReductionRtol, 1e-5f));
+}
+
+// Residual adds through the elementwise op, so it runs wherever its body does: a fused Linear+ReLU
+// body and a Conv2d+BatchNorm2d one.
+TEST(LayersParity, ResidualMatchesCpu) {
+  KILN_REQUIRE_GPU();
+  expect_layer_parity(
+      [] {
+        Generator g(4);
+        auto body = std::make_shared<Sequential>();
+        body->emplace<Linear>(33, 9, g).emplace<ReLU>().emplace<Linear>(9, 33, g);
+        return std::make_shared<Residual>(body);
+      },
+      random_tensor({5, 33}, 4800));
+  expect_layer_parity(
+      [] {
+        Generator g(5);
+        auto body = std::make_shared<Sequential>();
+        body->emplace<Conv2d>(3, 3, 3, g, Conv2dOptions{.padding = 1}).emplace<BatchNorm2d>(3);
+        return std::make_shared<Residual>(body);
+      },
+      random_tensor({2, 3, 7, 7}, 4801));
 }
 
 TEST(LayersParity, DropoutDrawsTheSameMaskOnBothDevices) {

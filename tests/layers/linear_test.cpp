@@ -92,14 +92,26 @@ TEST(Linear, RejectsBackwardBeforeForwardAndAWrongGradientShape) {
   EXPECT_THROW(layer.backward(Tensor::zeros({2, 4})), kiln::Error);
 }
 
-TEST(Linear, ForwardReluAfterARejectedInputLeavesThePlainForwardUnfused) {
-  kiln::Generator gen(12);
-  Linear layer(3, 4, gen);
-  EXPECT_THROW(layer.forward_relu(kiln::testing::random_tensor({2, 5}, 13)), kiln::Error);
+TEST(Linear, WithAFusedReluComputesTheReluOfThePlainLinear) {
+  kiln::Generator plain_gen(12), fused_gen(12);
+  Linear plain(3, 4, plain_gen);
+  Linear fused(3, 4, fused_gen, kiln::LinearOptions{.activation = kiln::Activation::relu});
+  EXPECT_EQ(fused.describe(), "Linear(3 -> 4, ReLU)");
   const Tensor x = kiln::testing::random_tensor({8, 3}, 14);
-  const auto y = layer.forward(x).to_vector<float>();
-  EXPECT_TRUE(std::any_of(y.begin(), y.end(), [](float v) { return v < 0.0f; }))
-      << "the plain forward was ReLU'd";
-  const auto relu_y = layer.forward_relu(x).to_vector<float>();
+  const auto y = plain.forward(x).to_vector<float>();
+  EXPECT_TRUE(std::any_of(y.begin(), y.end(), [](float v) { return v < 0.0f; })) << "nothing for the ReLU to do";
+  const auto relu_y = fused.forward(x).to_vector<float>();
   for (std::size_t i = 0; i < y.size(); ++i) EXPECT_EQ(relu_y[i], std::max(y[i], 0.0f));
+  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(fused, kiln::testing::random_tensor({5, 3}, 15)));
+}
+
+TEST(Linear, RefusesToFuseAnActivationOtherThanRelu) {
+  kiln::Generator gen(13);
+  try {
+    Linear layer(3, 4, gen, kiln::LinearOptions{.activation = kiln::Activation::sigmoid});
+    FAIL() << "no throw";
+  } catch (const kiln::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("only a ReLU fuses into a Linear, found Sigmoid"), std::string::npos)
+        << e.what();
+  }
 }

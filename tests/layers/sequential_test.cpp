@@ -113,12 +113,18 @@ TEST(Sequential, FusedLinearReluMatchesTheLayersRunOneByOne) {
   const std::vector<float> fused_dx = net.backward(dy).to_vector<float>();
   const auto fused_grads = gradients();
 
-  net.zero_grad();  // the same modules, each through its own forward and backward
-  const Tensor y = net[2].forward(net[1].forward(net[0].forward(x)));
-  const Tensor dx = net[0].backward(net[1].backward(net[2].backward(dy)));
+  // The same parameters in modules of their own, each through its own forward and backward.
+  kiln::Generator same(6);
+  kiln::Linear first(7, 5, same);
+  kiln::ReLU relu;
+  kiln::Linear second(5, 3, same);
+  const Tensor y = second.forward(relu.forward(first.forward(x))).clone();
+  const Tensor dx = first.backward(relu.backward(second.backward(dy))).clone();
   EXPECT_TRUE(kiln::testing::all_close(fused_y, y.to_vector<float>(), 1e-6f, 1e-6f));
   EXPECT_TRUE(kiln::testing::all_close(fused_dx, dx.to_vector<float>(), 1e-6f, 1e-6f));
-  const auto grads = gradients();
+  std::vector<std::vector<float>> grads;
+  for (kiln::Linear* layer : {&first, &second})
+    for (auto* p : layer->parameters()) grads.push_back(p->grad.to_vector<float>());
   for (std::size_t i = 0; i < grads.size(); ++i)
     EXPECT_TRUE(kiln::testing::all_close(fused_grads[i], grads[i], 1e-6f, 1e-6f)) << "parameter " << i;
   const auto negatives = std::count_if(fused_y.begin(), fused_y.end(), [](float v) { return v < 0.0f; });
@@ -137,15 +143,57 @@ TEST(Sequential, FusedLinearReluBackwardMatchesFiniteDifferences) {
     EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(net, kiln::testing::random_tensor({5, 7}, seed)));
 }
 
-TEST(Sequential, BackwardHookSeesEveryLayerFusedOrNot) {
+TEST(Sequential, GradientReadyHookSeesEveryLayerFusedOrNot) {
   kiln::Generator gen(8);
   Sequential net;
   net.emplace<kiln::Linear>(4, 3, gen).emplace<kiln::ReLU>().emplace<kiln::Linear>(3, 2, gen);
   std::vector<std::string> seen;
-  net.set_backward_hook([&](kiln::Module& layer) { seen.push_back(layer.describe()); });
+  net.set_gradient_ready_hook([&](kiln::Module& layer) { seen.push_back(layer.describe()); });
   net.forward(kiln::testing::random_tensor({2, 4}, 10));
   net.backward(kiln::testing::random_tensor({2, 2}, 11));
-  EXPECT_EQ(seen, (std::vector<std::string>{"Linear(3 -> 2)", "ReLU", "Linear(4 -> 3)"}));
+  // The fused ReLU is reported once the Linear that computed it is done.
+  EXPECT_EQ(seen, (std::vector<std::string>{"Linear(3 -> 2)", "Linear(4 -> 3)", "ReLU"}));
+}
+
+// A ReLU after a nested Sequential that ends in a Linear runs in that Linear, as in a flat list:
+// PyTorch's names, and the flat network's outputs and gradients, bit for bit.
+TEST(Sequential, FusesAReluIntoTheLinearEndingANestedSequential) {
+  const Tensor x = kiln::testing::random_tensor({4, 7}, 20), dy = kiln::testing::random_tensor({4, 3}, 21);
+  kiln::Generator flat_gen(9), nested_gen(9);
+  Sequential flat;
+  flat.emplace<kiln::Linear>(7, 5, flat_gen).emplace<kiln::ReLU>().emplace<kiln::Linear>(5, 3, flat_gen);
+  auto inner = std::make_shared<Sequential>();
+  inner->emplace<kiln::Linear>(7, 5, nested_gen);
+  Sequential nested;
+  nested.add(inner).emplace<kiln::ReLU>().emplace<kiln::Linear>(5, 3, nested_gen);
+  std::vector<std::string> names;
+  for (auto* p : nested.parameters()) names.push_back(p->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"layers.0.layers.0.weight", "layers.0.layers.0.bias",
+                                             "layers.2.weight", "layers.2.bias"}));
+  EXPECT_EQ(flat.forward(x).to_vector<float>(), nested.forward(x).to_vector<float>());
+  EXPECT_EQ(flat.backward(dy).to_vector<float>(), nested.backward(dy).to_vector<float>());
+  const auto a = flat.parameters(), b = nested.parameters();
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i]->grad.to_vector<float>(), b[i]->grad.to_vector<float>());
+  // The ReLU module itself never ran: it has no forward to take a backward of.
+  EXPECT_THROW(nested[1].backward(Tensor::zeros({4, 5})), kiln::Error);
+  // The inner list is closed now: a layer added after its Linear would run before the ReLU.
+  try {
+    inner->emplace<kiln::Tanh>();
+    FAIL() << "no throw";
+  } catch (const kiln::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("add every layer before placing the Sequential"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Sequential, KeepsAReluAfterALinearThatAlreadyHasOne) {
+  kiln::Generator gen(10);
+  Sequential net;
+  net.emplace<kiln::Linear>(3, 4, gen, kiln::LinearOptions{.activation = kiln::Activation::relu}).emplace<kiln::ReLU>();
+  const Tensor x = kiln::testing::random_tensor({2, 3}, 22);
+  const auto y = net.forward(x).to_vector<float>();
+  EXPECT_EQ(y, net[0].forward(x).to_vector<float>());  // ReLU twice is ReLU once
+  EXPECT_NO_THROW(net[1].backward(Tensor::zeros({2, 4})));  // the ReLU ran on its own
 }
 
 // Without an input gradient wanted, backward returns none, skips the leading parameter-free
