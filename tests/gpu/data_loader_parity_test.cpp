@@ -9,6 +9,7 @@
 #include "kiln/core/ops.h"
 #include "kiln/data/article_dataset.h"
 #include "kiln/data/data_loader.h"
+#include "tests/data/test_datasets.h"
 #include "tests/support/tensor_testing.h"
 
 using kiln::DataLoader;
@@ -54,6 +55,29 @@ TEST(DataLoaderGpu, DeliversTheSameBitsAsTheCpuLoader) {
         EXPECT_EQ(k, expected_x.size());
       }
     }
+}
+
+// Float targets (B, 2) travel through the pinned slots and the device ring like labels.
+TEST(DataLoaderGpu, DeliversFloatTargetsAsTheCpuLoader) {
+  KILN_REQUIRE_GPU();
+  auto data = std::make_shared<kiln::testing::RegressionDataset>(101);
+  DataLoaderOptions options{.batch_size = 16, .seed = 3, .num_workers = 2};
+  DataLoader cpu(data, options);
+  options.pin_memory = true;
+  options.device = Device::cuda(0);
+  DataLoader gpu(data, options);
+  std::vector<std::vector<float>> expected;
+  for (const kiln::Batch& b : cpu) expected.push_back(b.y.to_vector<float>());
+  std::size_t k = 0;
+  for (const kiln::Batch& b : gpu) {
+    ASSERT_LT(k, expected.size());
+    EXPECT_EQ(b.y.device(), Device::cuda(0));
+    EXPECT_EQ(b.y.dtype(), kiln::DType::f32);
+    EXPECT_EQ(b.y.shape(), (kiln::Shape{b.x.size(0), 2}));
+    EXPECT_EQ(b.y.to_vector<float>(), expected[k]) << "batch " << k;
+    ++k;
+  }
+  EXPECT_EQ(k, expected.size());
 }
 
 // The consumer queues slow work on every batch and never waits on the host; if the loader
