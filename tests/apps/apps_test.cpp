@@ -323,3 +323,18 @@ TEST(TrainApp, BadLossOptimizerAndSplitSettingsAreRefusedInOneLine) {
   expect_one_line_error(train("--model mlp:2-4-1 --data csv:" + path + ":label=price --epochs 1"),
                         "train", "has no column named 'price'");
 }
+
+TEST(TrainApp, TestDataIsASeparateTestSource) {
+  const std::string train_dir = kiln::testing::fresh_folder("apps_test_data_train").string();
+  const std::string test_dir = kiln::testing::fresh_folder("apps_test_data_test").string();
+  double variance = 0;
+  const std::string train_csv = write_regression_csv(train_dir, 100, &variance);
+  const std::string test_csv = write_regression_csv(test_dir, 30, &variance);
+  const std::string spec = ":label=y:target=float";
+  const Outcome o = train("--model mlp:2-4-1 --data csv:" + train_csv + spec + " --test-data csv:" +
+                          test_csv + spec + " --loss mse --epochs 1 --batch-size 10 --workers 0");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("test: CSV " + test_csv + " (30 x (2,)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("100 x (2,)"), std::string::npos) << "nothing held out:\n" << o.out;
+  EXPECT_NE(o.out.find("test loss"), std::string::npos) << o.out;
+}
