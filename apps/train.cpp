@@ -21,7 +21,7 @@ extern "C" void on_interrupt(int) { g_stop = true; }
 
 void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_option("--device", o.device, "cpu, gpu or gpu:N")->capture_default_str();
-  app.add_option("--model", o.model, "article, lenet5, or mlp:784-512-256-10")->capture_default_str();
+  app.add_option("--model", o.model, "article, lenet5, cnn, or mlp:784-512-256-10")->capture_default_str();
   app.add_option("--data", o.data,
                  "fashion-mnist[:DIR], article, csv:PATH[:label=COLUMN][:target=class|float], "
                  "npy:FEATURES[,LABELS] or images:DIR")

@@ -4,7 +4,9 @@
 #include <charconv>
 
 #include "kiln/layers/activations.h"
+#include "kiln/layers/batch_norm2d.h"
 #include "kiln/layers/conv2d.h"
+#include "kiln/layers/dropout.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/linear.h"
 #include "kiln/layers/pool2d.h"
@@ -13,7 +15,39 @@ namespace kiln {
 
 namespace {
 
-constexpr const char* kKnownModels = "article, lenet5 or mlp:IN-HIDDEN-...-OUT (e.g. mlp:784-512-256-10)";
+constexpr const char* kKnownModels =
+    "article, lenet5, cnn or mlp:IN-HIDDEN-...-OUT (e.g. mlp:784-512-256-10)";
+
+// The presets for 1x28x28 images take nothing else.
+void check_image_preset(const std::string& spec, const Shape& sample_shape, std::int32_t classes) {
+  KILN_CHECK(sample_shape == (Shape{1, 28, 28}),
+             "model '{}' takes 1x28x28 images but each sample of the data is {}; use article or "
+             "mlp:... for other data",
+             spec, sample_shape.str());
+  KILN_CHECK(classes > 0, "model '{}' needs at least one class, found {}", spec, classes);
+}
+
+// Two 3x3 convolutions (32 and 64 maps, padding 1) each with batch norm, ReLU and 2x2 max
+// pooling, then 64 * 7 * 7 -> 128 -> classes with dropout. The convolutions have no bias: the
+// batch norm after each would cancel it.
+void add_cnn(Sequential& net, std::int32_t classes, Generator& gen) {
+  constexpr float kDropout = 0.3f;
+  const Conv2dOptions same{.stride = 1, .padding = 1};
+  net.emplace<Conv2d>(1, 32, 3, gen, same, /*bias=*/false)
+      .emplace<BatchNorm2d>(32)
+      .emplace<ReLU>()
+      .emplace<MaxPool2d>(2)
+      .emplace<Conv2d>(32, 64, 3, gen, same, /*bias=*/false)
+      .emplace<BatchNorm2d>(64)
+      .emplace<ReLU>()
+      .emplace<MaxPool2d>(2)
+      .emplace<Flatten>()
+      .emplace<Linear>(64 * 7 * 7, 128, gen)
+      .emplace<ReLU>()
+      // Its own Philox key, so the masks are a stream apart from the initial weights'.
+      .emplace<Dropout>(kDropout, gen.seed() + 1)
+      .emplace<Linear>(128, classes, gen);
+}
 
 std::vector<std::int64_t> parse_widths(const std::string& spec, std::string_view list) {
   std::vector<std::int64_t> widths;
@@ -47,11 +81,7 @@ Model build_model(const std::string& spec, const Shape& sample_shape, std::int32
   if (spec == "lenet5") {
     // LeNet-5 for 28x28 images (padding 2 in the first convolution stands in for the original's
     // 32x32 input): 6 and 16 5x5 feature maps, 2x2 max pooling, then 400 -> 120 -> 84 -> classes.
-    KILN_CHECK(sample_shape == (Shape{1, 28, 28}),
-               "model 'lenet5' takes 1x28x28 images but each sample of the data is {}; use "
-               "article or mlp:... for other data",
-               sample_shape.str());
-    KILN_CHECK(classes > 0, "model 'lenet5' needs at least one class, found {}", classes);
+    check_image_preset(spec, sample_shape, classes);
     model.input_shape = sample_shape;
     model.net->emplace<Conv2d>(1, 6, 5, gen, Conv2dOptions{.stride = 1, .padding = 2})
         .emplace<ReLU>()
@@ -65,6 +95,12 @@ Model build_model(const std::string& spec, const Shape& sample_shape, std::int32
         .emplace<Linear>(120, 84, gen)
         .emplace<ReLU>()
         .emplace<Linear>(84, classes, gen);
+    return model;
+  }
+  if (spec == "cnn") {
+    check_image_preset(spec, sample_shape, classes);
+    model.input_shape = sample_shape;
+    add_cnn(*model.net, classes, gen);
     return model;
   }
   KILN_CHECK(spec == "article" || spec.rfind("mlp:", 0) == 0, "unknown model '{}': expected {}", spec,

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""kiln against PyTorch eager on the article workload or LeNet-5, side by side in one run.
+"""kiln against PyTorch eager on the article workload, LeNet-5 or the cnn, side by side in one run.
 
 For each batch size, kiln's `train` and a PyTorch loop train the same network (--model article:
 the 784-1024-1024-1024-1024-10 MLP with ReLU; --model lenet5: kiln's LeNet-5, two 5x5
-convolutions with ReLU and 2x2 max pooling, then 400-120-84-10) with SGD, momentum 0.9 and
+convolutions with ReLU and 2x2 max pooling, then 400-120-84-10; --model cnn: kiln's cnn, two
+bias-free 3x3 convolutions with batch norm, ReLU and 2x2 max pooling, then 3136-128-10 with
+dropout 0.3) with SGD, momentum 0.9 and
 cross-entropy for one epoch of --samples samples on the same device, alternating kiln and
 PyTorch, --repeats times; the table shows the median samples/s of each and their ratio. PyTorch
 uses its defaults, as a user would (its own thread count on the CPU). --precision bf16 rounds
@@ -34,7 +36,7 @@ WIDTHS = [784, 1024, 1024, 1024, 1024, 10]
 
 
 def sample_shape(model):
-    return (1, 28, 28) if model == "lenet5" else (WIDTHS[0],)
+    return (1, 28, 28) if model in ("lenet5", "cnn") else (WIDTHS[0],)
 
 
 def write_memory_data(folder, samples, model):
@@ -77,6 +79,11 @@ def torch_model(torch, name):
                              nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                              nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
                              nn.Linear(84, 10))
+    if name == "cnn":  # models/model_spec.cpp's cnn
+        return nn.Sequential(nn.Conv2d(1, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+                             nn.MaxPool2d(2), nn.Conv2d(32, 64, 3, padding=1, bias=False),
+                             nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                             nn.Linear(3136, 128), nn.ReLU(), nn.Dropout(0.3), nn.Linear(128, 10))
     layers = []
     for i in range(len(WIDTHS) - 1):
         layers.append(nn.Linear(WIDTHS[i], WIDTHS[i + 1]))
@@ -121,7 +128,7 @@ def main():
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 256, 1024])
     parser.add_argument("--samples", type=int, default=12800, help="samples per measured epoch")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--model", default="article", choices=["article", "lenet5"])
+    parser.add_argument("--model", default="article", choices=["article", "lenet5", "cnn"])
     parser.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"],
                         help="matrix products (tf32: GPU only)")
     parser.add_argument("--build", default="build", help="kiln's build folder")
