@@ -156,6 +156,12 @@ TEST(LayersParity, ResidualMatchesCpu) {
       random_tensor({2, 3, 7, 7}, 4801));
 }
 
+TEST(LayersParity, BatchNorm2dMatchesCpuInTraining) {
+  KILN_REQUIRE_GPU();
+  expect_layer_parity([] { return std::make_shared<BatchNorm2d>(6); },
+                      random_tensor({4, 6, 5, 7}, 4604, -2.0f, 4.0f));
+}
+
 TEST(LayersParity, DropoutDrawsTheSameMaskOnBothDevices) {
   KILN_REQUIRE_GPU();
   expect_stateless_parity([] { return std::make_shared<Dropout>(0.3f, 17); },
@@ -189,6 +195,16 @@ TEST(LayersParity, LeNet5MatchesCpu) {
         return build_model("lenet5", {1, 28, 28}, 10, g).net;
       },
       random_tensor({4, 1, 28, 28}, 5000), kReductionRtol, 1e-4f);
+}
+
+TEST(LayersParity, CnnPresetMatchesCpu) {  // batch norm and dropout (the same masks) in training
+  KILN_REQUIRE_GPU();
+  expect_layer_parity(
+      [] {
+        Generator g(7);
+        return build_model("cnn", {1, 28, 28}, 10, g).net;
+      },
+      random_tensor({4, 1, 28, 28}, 5001), kReductionRtol, 1e-4f);
 }
 
 TEST(LayersParity, LossesMatchCpu) {
