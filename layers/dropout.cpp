@@ -7,6 +7,7 @@ namespace kiln {
 
 Dropout::Dropout(float p, std::uint64_t seed) : p_(p), gen_(seed) {
   KILN_CHECK(p_ >= 0.0f && p_ <= 1.0f, "Dropout: p must be in [0, 1], found {}", p_);
+  register_generator("mask", gen_);
 }
 
 std::string Dropout::describe() const { return fmt::format("Dropout(p={})", p_); }

@@ -126,6 +126,13 @@ std::vector<const Buffer*> Module::buffers() const {
   return all;
 }
 
+std::vector<std::pair<std::string, Generator*>> Module::generators() {
+  std::vector<std::pair<std::string, Generator*>> all = generators_;
+  for (auto& [name, child] : children_)
+    for (auto& [path, gen] : child->generators()) all.emplace_back(name + "." + path, gen);
+  return all;
+}
+
 bool Module::has_parameters() const {
   if (!parameters_.empty()) return true;
   for (const auto& [name, child] : children_)
@@ -175,6 +182,10 @@ Parameter& Module::register_parameter(std::string name, Tensor value) {
 Buffer& Module::register_buffer(std::string name, Tensor value) {
   buffers_.push_back(std::make_unique<Buffer>(Buffer{std::move(name), std::move(value)}));
   return *buffers_.back();
+}
+
+void Module::register_generator(std::string name, Generator& generator) {
+  generators_.emplace_back(std::move(name), &generator);
 }
 
 void Module::register_module(std::string name, std::shared_ptr<Module> child) {

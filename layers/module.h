@@ -15,6 +15,8 @@
 
 namespace kiln {
 
+class Generator;
+
 struct Parameter {
   std::string name;  // "weight", or "layers.0.weight" from a container's parameters()
   Tensor value;
@@ -71,6 +73,10 @@ class Module {
   // Every buffer of this module and its children, named by path as parameters are.
   std::vector<Buffer*> buffers();
   std::vector<const Buffer*> buffers() const;
+  // Every random generator whose counter decides what training computes (Dropout's masks), named
+  // by path ("layers.11.mask"): checkpoints save and restore their state, so a resumed run draws
+  // the masks an uninterrupted one would.
+  std::vector<std::pair<std::string, Generator*>> generators();
   void zero_grad();
   // Moves parameters, gradients and buffers to `device`; later inputs must live there too.
   void to(Device device);
@@ -121,6 +127,8 @@ class Module {
   // Buffers likewise: created on the CPU, moved by to(), read through the returned reference.
   Buffer& register_buffer(std::string name, Tensor value);
   void register_module(std::string name, std::shared_ptr<Module> child);
+  // A generator of this module's (it must outlive the module), listed by generators().
+  void register_generator(std::string name, Generator& generator);
   // Returns `buffer` reshaped to `shape` on this module's device, reallocating only when the
   // shape or device changed, so steady-state steps reuse the same memory.
   Tensor& reuse(Tensor& buffer, const Shape& shape, DType dtype = DType::f32);
@@ -133,6 +141,7 @@ class Module {
 
   std::vector<std::unique_ptr<Parameter>> parameters_;
   std::vector<std::unique_ptr<Buffer>> buffers_;
+  std::vector<std::pair<std::string, Generator*>> generators_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   Device device_ = Device::cpu();
   bool training_ = true;

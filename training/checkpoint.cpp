@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include "kiln/core/ops.h"
+#include "kiln/core/random.h"
 #include "kiln/training/durable_file.h"
 #include "kiln/training/safetensors.h"
 
@@ -70,7 +71,7 @@ std::map<std::string, Tensor*> weight_targets(Module& model) {
 
 }  // namespace
 
-void save_checkpoint(CheckpointFolder& folder, const Module& model, const Optimizer& optimizer,
+void save_checkpoint(CheckpointFolder& folder, Module& model, const Optimizer& optimizer,
                      TrainingState state) {
   std::vector<std::pair<std::string, Tensor>> weights;
   for (const Parameter* p : model.parameters()) weights.emplace_back(p->name, p->value);
@@ -83,6 +84,8 @@ void save_checkpoint(CheckpointFolder& folder, const Module& model, const Optimi
   pieces.emplace_back(
       kMoments, serialize_safetensors(optimizer_state, {{"optimizer", optimizer.describe()}}));
   state.optimizer_steps = optimizer.steps();
+  state.generators.clear();
+  for (const auto& [name, gen] : model.generators()) state.generators[name] = {gen->seed(), gen->offset()};
   state.pieces.clear();
   for (const auto& [name, bytes] : pieces) state.pieces[name] = piece_of(bytes);
   pieces.emplace_back(kState, state_to_json(state));
@@ -96,12 +99,31 @@ std::optional<SavedCheckpoint> read_checkpoint(const std::string& dir) {
   return SavedCheckpoint{*folder, parse_training_state(read_whole_file(path), path)};
 }
 
+namespace {
+
+// The generators' positions by name. A checkpoint from before kiln recorded them names none and
+// leaves the model's as they are; one naming a generator this model lacks is of another model.
+void restore_generators(const SavedCheckpoint& saved, Module& model) {
+  const std::string path = saved.folder + "/" + kState;
+  std::map<std::string, Generator*> targets;
+  for (const auto& [name, gen] : model.generators()) targets[name] = gen;
+  for (const auto& [name, g] : saved.state.generators) {
+    const auto it = targets.find(name);
+    KILN_CHECK(it != targets.end(), "'{}' records the random generator '{}', which this model does not have: "
+               "the checkpoint is of another model", path, name);
+    it->second->set_state(g.seed, g.offset);
+  }
+}
+
+}  // namespace
+
 void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& optimizer) {
   const std::string weights_path = saved.folder + "/" + kWeights;
   const SafetensorsFile weights = parse_safetensors(read_piece(saved, kWeights), weights_path);
   copy_by_name(weights_path, weights.tensors, weight_targets(model));
   const std::string moments_path = saved.folder + "/" + kMoments;
   const SafetensorsFile moments = parse_safetensors(read_piece(saved, kMoments), moments_path);
+  restore_generators(saved, model);
   std::map<std::string, Tensor> on_device;
   for (const auto& [name, t] : moments.tensors) on_device[name] = t.to(model.device());
   try {

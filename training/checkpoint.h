@@ -16,7 +16,7 @@
 namespace kiln {
 
 // Writes the next unit of `folder`; state.pieces is filled in here.
-void save_checkpoint(CheckpointFolder& folder, const Module& model, const Optimizer& optimizer,
+void save_checkpoint(CheckpointFolder& folder, Module& model, const Optimizer& optimizer,
                      TrainingState state);
 
 struct SavedCheckpoint {
@@ -25,7 +25,7 @@ struct SavedCheckpoint {
 };
 // The newest checkpoint of `dir`, its state.json read and checked; nothing when `dir` holds none.
 std::optional<SavedCheckpoint> read_checkpoint(const std::string& dir);
-// Loads the weights and the optimizer state of `saved` after checking that the pieces are the
+// Loads the weights, the optimizer state and the random generators' positions of `saved` after checking that the pieces are the
 // ones its state.json records (size and CRC32): pieces of different saves are refused, naming
 // the file. Throws kiln::Error for a broken piece or one of another model.
 void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& optimizer);

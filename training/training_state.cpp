@@ -57,6 +57,9 @@ std::string state_to_json(const TrainingState& s) {
                               {"batch_size", s.batch_size},
                               {"optimizer", s.optimizer},
                               {"settings", s.settings}};
+  nlohmann::ordered_json generators = nlohmann::ordered_json::object();
+  for (const auto& [name, g] : s.generators) generators[name] = {{"seed", g.seed}, {"offset", g.offset}};
+  j["generators"] = generators;
   nlohmann::ordered_json pieces = nlohmann::ordered_json::object();
   for (const auto& [name, piece] : s.pieces)
     pieces[name] = {{"bytes", piece.bytes}, {"crc32", piece.crc32}};
@@ -101,6 +104,16 @@ TrainingState parse_training_state(std::string_view text, const std::string& pat
       KILN_CHECK(value.is_string(), "'{}': setting \"{}\" is {}: expected a string", path, flag,
                  value.dump());
       s.settings[flag] = value.get<std::string>();
+    }
+  }
+  if (j.contains("generators")) {
+    const nlohmann::json& generators = j["generators"];
+    KILN_CHECK(generators.is_object(), "'{}': \"generators\" is {}: expected an object", path,
+               generators.dump());
+    for (const auto& [name, g] : generators.items()) {
+      KILN_CHECK(g.is_object(), "'{}': generator \"{}\" is {}: expected {{seed, offset}}", path, name,
+                 g.dump());
+      s.generators[name] = {unsigned_field(g, "seed", path), unsigned_field(g, "offset", path)};
     }
   }
   if (j.contains("pieces")) {

@@ -16,6 +16,13 @@ struct CheckpointPiece {
   friend bool operator==(const CheckpointPiece&, const CheckpointPiece&) = default;
 };
 
+// A random generator's position (core/random.h): its seed and the next counter.
+struct GeneratorState {
+  std::uint64_t seed = 0;
+  std::uint64_t offset = 0;
+  friend bool operator==(const GeneratorState&, const GeneratorState&) = default;
+};
+
 struct TrainingState {
   std::int64_t epoch = 0;         // epochs completed
   std::int64_t batches_done = 0;  // batches of epoch `epoch` already trained (an interrupted epoch)
@@ -30,6 +37,9 @@ struct TrainingState {
   // Every setting that changes the numbers of a resumed run, by flag: {"--lr", "0.05"}, ...
   // Empty in checkpoints written before kiln recorded them.
   std::map<std::string, std::string> settings;
+  // Module::generators() by path ("layers.11.mask"); empty in checkpoints written before kiln
+  // recorded them (a resumed run's dropout masks then restart).
+  std::map<std::string, GeneratorState> generators;
   // File name -> size and CRC32; empty in checkpoints of the first layout (one folder, no units).
   std::map<std::string, CheckpointPiece> pieces;
 };

@@ -11,6 +11,8 @@
 #include "kiln/data/data_loader.h"
 #include "kiln/layers/activations.h"
 #include "kiln/layers/cross_entropy_loss.h"
+#include "kiln/layers/dropout.h"
+#include "kiln/layers/sequential.h"
 #include "kiln/layers/linear.h"
 #include "kiln/optim/sgd.h"
 #include "kiln/training/trainer.h"
@@ -180,6 +182,36 @@ TEST(TrainerApi, ResumingInANewProcessContinuesAsIfUninterrupted) {
   const kiln::FitResult rest = trainer.fit(second.train, 4);
   EXPECT_EQ(rest.epochs.size(), 2u);
   EXPECT_EQ(weights(straight.net), weights(second.net));
+}
+
+TEST(TrainerApi, AResumedRunDrawsTheDropoutMasksAnUninterruptedOneWould) {
+  // Nested, so the generator is found at any depth ("layers.1.layers.1.mask").
+  auto build = [](kiln::Generator& gen) {
+    auto inner = std::make_shared<kiln::Sequential>();
+    inner->emplace<kiln::ReLU>().emplace<kiln::Dropout>(0.3f, 17);
+    auto net = std::make_shared<kiln::Sequential>();
+    net->emplace<kiln::Linear>(8, 32, gen).add(inner).emplace<kiln::Linear>(32, 3, gen);
+    return net;
+  };
+  auto run = [&](const std::string& dir, std::int64_t first, std::int64_t total) {
+    kiln::DataLoader train(std::make_shared<BlobsDataset>(300), OwnRun::loader_options(true));
+    std::shared_ptr<kiln::Sequential> net;
+    for (std::int64_t epochs : {first, total}) {  // a second process resumes where the first stopped
+      kiln::Generator gen(epochs == first ? 3 : 4);
+      net = build(gen);
+      kiln::Sgd optimizer(net->parameters(), 0.1f, {.momentum = 0.9f});
+      kiln::CrossEntropyLoss loss;
+      kiln::Trainer trainer(*net, optimizer, loss, {.checkpoint_dir = dir});
+      trainer.resume();
+      trainer.fit(train, epochs);
+      if (first == total) break;
+    }
+    EXPECT_EQ(net->generators().at(0).first, "layers.1.layers.1.mask");
+    return weights(*net);
+  };
+  const auto straight = run(kiln::testing::fresh_checkpoint_dir("api_dropout_straight"), 4, 4);
+  const auto resumed = run(kiln::testing::fresh_checkpoint_dir("api_dropout_resumed"), 2, 4);
+  EXPECT_EQ(straight, resumed);
 }
 
 TEST(TrainerApi, RefusesACheckpointMadeWithOtherSettings) {
