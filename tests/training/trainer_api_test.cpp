@@ -16,35 +16,13 @@
 #include "kiln/layers/linear.h"
 #include "kiln/optim/sgd.h"
 #include "kiln/training/trainer.h"
+#include "tests/support/blobs_dataset.h"
 #include "tests/support/error_testing.h"
 #include "tests/support/train_testing.h"
 
 namespace {
 
-// Three classes around three centres in 8 dimensions, with a fixed pseudo-random spread.
-class BlobsDataset : public kiln::Dataset {
- public:
-  explicit BlobsDataset(std::int64_t n) : n_(n) {}
-  std::int64_t size() const override { return n_; }
-  kiln::Shape sample_shape() const override { return kiln::Shape{8}; }
-  std::int32_t num_classes() const override { return 3; }
-  void get(std::int64_t index, float* x, kiln::TargetOut y) const override {
-    kiln::check_sample_index(*this, index);
-    const auto c = static_cast<std::int32_t>(index % 3);
-    std::uint64_t h = static_cast<std::uint64_t>(index) * 0x9e3779b97f4a7c15ull + 1;
-    for (int k = 0; k < 8; ++k) {
-      h ^= h >> 31;
-      h *= 0xbf58476d1ce4e5b9ull;
-      const float noise = static_cast<float>(h >> 40) / static_cast<float>(1ull << 24) - 0.5f;
-      x[k] = (k % 3 == c ? 1.5f : 0.0f) + noise;
-    }
-    *y.label() = c;
-  }
-  std::string describe() const override { return "blobs (" + std::to_string(n_) + ")"; }
-
- private:
-  std::int64_t n_;
-};
+using kiln::testing::BlobsDataset;
 
 // A model written by a user: two Linear layers around a ReLU, chained by its own forward and
 // backward (not a Sequential).
