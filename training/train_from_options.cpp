@@ -38,10 +38,7 @@ void check_options(const TrainOptions& o) {
              "--threads must be in [0, {}] (0: all cores), found {}", most_threads, o.threads);
   KILN_CHECK(o.weight_decay >= 0.0f && std::isfinite(o.weight_decay),
              "--weight-decay must be >= 0, found {}", o.weight_decay);
-  KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576,
-             "--bucket-mb must be in (0, 1048576] MiB, found {}", o.bucket_mb);
-  KILN_CHECK(o.keep_checkpoints >= 1, "--keep-checkpoints must be at least 1, found {}",
-             o.keep_checkpoints);
+  // --bucket-mb, --keep-checkpoints, --precision and --cuda-graph: the Trainer checks them.
   KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
   KILN_CHECK(o.dist_timeout_s >= 0, "--dist-timeout must be >= 0 seconds (0: no watchdog), found {}",
              o.dist_timeout_s);
@@ -102,12 +99,6 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
   t.bucket_mb = o.bucket_mb;
   t.max_steps = o.max_steps;
   t.stop = stop;
-  // The checks of flags that need no data come before loading it: a typo costs no wait.
-  KILN_CHECK(t.precision != MatmulPrecision::tf32 || device.is_cuda(),
-             "--precision tf32 is a GPU tensor-core format the CPU does not have; use --precision fp32 or "
-             "bf16");
-  KILN_CHECK(!o.cuda_graph || device.is_cuda(),
-             "--cuda-graph records GPU work and the CPU runs each op as it comes; use it with --device=gpu");
 
   Generator gen(o.seed);
   const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data});

@@ -353,7 +353,8 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
   KILN_CHECK(r.comm.device() == r.device || r.comm.is_single_process(),
              "the trainer's device {} does not match the communicator ({}), which works on {}", r.device.str(),
              r.comm.describe(), r.comm.device().str());
-  KILN_CHECK(o.precision != MatmulPrecision::tf32 || r.device.is_cuda(),
+  const MatmulPrecision precision = o.precision.value_or(matmul_precision());
+  KILN_CHECK(precision != MatmulPrecision::tf32 || r.device.is_cuda(),
              "--precision tf32 is a GPU tensor-core format the CPU does not have; use --precision fp32 or "
              "bf16");
   KILN_CHECK(o.keep_checkpoints >= 1, "--keep-checkpoints must be at least 1, found {}", o.keep_checkpoints);
@@ -365,7 +366,7 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                "parameter '{}' is on {} but the trainer trains on {}: call model.to(device) before building "
                "the optimizer",
                p->name, p->value.device().str(), r.device.str());
-  set_matmul_precision(o.precision);
+  set_matmul_precision(precision);
   if (o.cuda_graph) {
     KILN_CHECK(r.device.is_cuda(),
                "--cuda-graph records GPU work and the CPU runs each op as it comes; use it with --device=gpu");

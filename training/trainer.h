@@ -16,6 +16,7 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,9 @@ struct TrainerOptions {
   // (model.to(device) before building the optimizer). With a communicator, the communicator's
   // device wins for GPU replicas.
   Device device = Device::cpu();
-  MatmulPrecision precision = MatmulPrecision::fp32;  // set for the process (core/precision.h)
+  // Matrix products and convolutions (core/precision.h), set for the process when given; unset:
+  // the process's setting stays.
+  std::optional<MatmulPrecision> precision;
   // Each batch's x (B, ...) is viewed as (B, input_shape) before forward, for free (a flat MLP
   // on image data); empty: as the loader gives it.
   Shape input_shape;
