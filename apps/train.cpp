@@ -30,9 +30,8 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
                  "a separate test source (same forms as --data): all of its samples are tested, "
                  "and none of --data's is held out");
   app.add_option("--test-share", o.test_share,
-                 "the share of the data held out for testing where it has no test split (0: none, "
-                 "no evaluation)")
-      ->capture_default_str();
+                 "the share of the data held out for testing where it has no test split (default 0.1, "
+                 "every tenth sample; 0: none, no evaluation)");
   app.add_option("--loss", o.loss, "cross-entropy (class labels) or mse (float targets)")
       ->capture_default_str();
   app.add_option("--samples", o.samples, "train samples to use (0: all; the size of the article set)")

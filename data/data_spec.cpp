@@ -24,6 +24,8 @@ namespace {
 constexpr const char* kForms =
     "fashion-mnist[:FOLDER], article, csv:PATH[:label=COLUMN][:target=class|float], "
     "npy:FEATURES[,LABELS] or images:DIR";
+// Held out for testing from a source without a test split, unless --test-share says otherwise.
+constexpr double kDefaultTestShare = 0.1;
 // Fashion-MNIST's pixel mean and standard deviation over the training set (pixels in [0, 1]).
 constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
 
@@ -47,7 +49,7 @@ std::shared_ptr<const Dataset> normalized(std::shared_ptr<const Dataset> data, f
 DataSplits fashion_mnist_splits(const std::string& folder, const DataSpecOptions& o) {
   auto train = normalized(fashion_mnist(Split::train, folder), kFashionMean, kFashionStd);
   auto test = normalized(fashion_mnist(Split::test, folder), kFashionMean, kFashionStd);
-  return {spread(std::move(train), o.samples), std::move(test)};
+  return {spread(std::move(train), o.samples), std::move(test), true};
 }
 
 // The article set: the test split is fresh samples of the same classes, past the train range.
@@ -66,14 +68,14 @@ DataSplits article_splits(const DataSpecOptions& o) {
   options.size = train_size + test_size;
   auto all = std::make_shared<ArticleDataset>(options);
   return {std::make_shared<SubsetDataset>(all, 0, train_size),
-          std::make_shared<SubsetDataset>(all, train_size, test_size)};
+          std::make_shared<SubsetDataset>(all, train_size, test_size), true};
 }
 
 // A source without a test split of its own: test_share of it is held out (none when the test
 // samples come from test_data, which open_data adds).
 DataSplits held_out(std::shared_ptr<const Dataset> all, const DataSpecOptions& o) {
   if (!o.test_data.empty()) return {spread(std::move(all), o.samples), nullptr};
-  HeldOut split = hold_out_share(std::move(all), o.test_share);
+  HeldOut split = hold_out_share(std::move(all), o.test_share.value_or(kDefaultTestShare));
   return {spread(std::move(split.train), o.samples), std::move(split.test)};
 }
 
@@ -117,12 +119,14 @@ DataSplits csv_splits(std::string argument, const DataSpecOptions& o) {
   return held_out(std::make_shared<CsvDataset>(argument, options), o);
 }
 
+DataSplits open_source(const std::string& spec, const DataSpecOptions& options);
+
 // --test-data: the test source must give samples and targets the model trained for.
 std::shared_ptr<const Dataset> test_source(const DataSplits& main, const DataSpecOptions& o) {
   DataSpecOptions t;
   t.seed = o.seed;
   t.test_share = 0.0;  // all of a source without its own test split
-  const DataSplits opened = open_data(o.test_data, t);
+  const DataSplits opened = open_source(o.test_data, t);
   std::shared_ptr<const Dataset> test = opened.test ? opened.test : opened.train;
   const Dataset& train = *main.train;
   KILN_CHECK(
@@ -154,7 +158,7 @@ DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
     KILN_CHECK(train->sample_shape() == test->sample_shape(),
                "{}/train holds images of {} but {}/test of {}: both need one size", dir,
                train->sample_shape().str(), dir, test->sample_shape().str());
-    return {spread(std::move(train), o.samples), std::move(test)};
+    return {spread(std::move(train), o.samples), std::move(test), true};
   }
   return held_out(std::make_shared<ImageFolderDataset>(dir), o);
 }
@@ -186,9 +190,14 @@ DataSplits open_source(const std::string& spec, const DataSpecOptions& options) 
 }  // namespace
 
 DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
-  KILN_CHECK(options.test_share >= 0.0 && options.test_share < 1.0,
-             "--test-share must be in [0, 1) (0: no test split), found {}", options.test_share);
+  if (options.test_share)
+    KILN_CHECK(*options.test_share >= 0.0 && *options.test_share < 1.0,
+               "--test-share must be in [0, 1) (0: no test split), found {}", *options.test_share);
   DataSplits splits = open_source(spec, options);
+  KILN_CHECK(!(splits.own_test_split && options.test_share),
+             "--test-share {}: --data {} has a test split of its own, so nothing of it is held out; drop "
+             "--test-share (or give the test samples with --test-data)",
+             options.test_share.value_or(0.0), spec);
   if (!options.test_data.empty()) splits.test = test_source(splits, options);
   return splits;
 }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "kiln/data/dataset.h"
@@ -24,13 +25,16 @@ namespace kiln {
 struct DataSplits {
   std::shared_ptr<const Dataset> train;
   std::shared_ptr<const Dataset> test;  // null: no test split (test_share 0)
+  bool own_test_split = false;          // the source's own test split, nothing held out
 };
 
 struct DataSpecOptions {
   std::int64_t samples = 0;  // train samples to use, spread evenly over the set; 0 = all (article: 160,000)
   std::uint64_t seed = 0;    // for generated data and random transforms
-  // The share in [0, 1) held out for testing where the source has no test split; 0: none.
-  double test_share = 0.1;
+  // The share in [0, 1) held out for testing where the source has no test split (0: none;
+  // unset: 0.1, every tenth sample). Given for a source with a test split of its own, it is an
+  // error rather than ignored.
+  std::optional<double> test_share;
   // A separate test source: all of its samples (or its own test split, if it has one) are the
   // test split, and the main source's samples all train. Empty: none.
   std::string test_data;

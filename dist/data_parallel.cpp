@@ -21,7 +21,7 @@ std::uint64_t options_fingerprint(const TrainOptions& o) {
                   o.data, o.samples, o.epochs, o.batch_size, o.lr, o.optimizer, o.weight_decay,
                   o.schedule, o.shuffle, o.seed, o.resume, o.init, o.evaluate, o.max_steps, o.loss,
                   o.momentum ? fmt::format("{}", *o.momentum) : "default", o.nesterov, o.beta1,
-                  o.beta2, o.eps, o.test_share, o.test_data);
+                  o.beta2, o.eps, o.test_share.value_or(0.1), o.test_data);
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
   return h;

@@ -47,7 +47,7 @@ std::map<std::string, std::string> run_settings(const TrainOptions& o) {
                                               {"--seed", std::to_string(o.seed)},
                                               {"--no-shuffle", o.shuffle ? "off" : "on"},
                                               {"--loss", canonical_loss_name(o.loss)},
-                                              {"--test-share", fmt::format("{}", o.test_share)},
+                                              {"--test-share", fmt::format("{}", o.test_share.value_or(0.1))},
                                               {"--test-data", o.test_data}};
   if (o.optimizer == "adam" || o.optimizer == "adamw") {
     settings["--beta1"] = fmt::format("{}", o.beta1);

@@ -36,7 +36,7 @@ struct TrainOptions {
   std::string loss = "cross-entropy";  // cross-entropy (class labels) | mse (float targets)
   // The share held out for testing where the data has no test split (0: none, no evaluation),
   // and a separate test source (data/data_spec.h).
-  double test_share = 0.1;
+  std::optional<double> test_share;
   std::string test_data;
   std::string schedule = "cosine";
   int workers = 2;

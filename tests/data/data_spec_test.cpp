@@ -147,6 +147,16 @@ TEST(DataSpec, TestShareSetsTheHeldOutShareAndZeroHoldsNothingOut) {
                   "leaves 0 to test and 40 to train");
 }
 
+TEST(DataSpec, ATestShareForASourceWithItsOwnTestSplitIsAnErrorNotIgnored) {
+  kiln::DataSpecOptions o;
+  o.samples = 100;
+  EXPECT_FALSE(kiln::open_data("article", o).test == nullptr);
+  EXPECT_TRUE(kiln::open_data("article", o).own_test_split);
+  o.test_share = 0.2;
+  EXPECT_CONTAINS(kiln::testing::error_message([&] { kiln::open_data("article", o); }),
+                  "--test-share 0.2: --data article has a test split of its own");
+}
+
 TEST(DataSpec, TestDataIsASeparateTestSourceThatMustMatch) {
   const auto dir = kiln::testing::fresh_folder("spec_test_data");
   const std::string train = kiln::testing::write_text(dir / "train.csv", numbered_rows(30));

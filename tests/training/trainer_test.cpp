@@ -201,12 +201,10 @@ TEST(Trainer, ResumeNeedsACheckpointMadeWithTheSameModelAndOptimizer) {
   other.epochs = 2;
   other.momentum = 0.5f;
   other.nesterov = true;
-  other.test_share = 0.2;
   const std::string settings = error_of(other);
   EXPECT_NE(settings.find("--momentum 0.9 (this run: 0.5), --nesterov off (this run: on)"),
             std::string::npos)
       << settings;
-  EXPECT_NE(settings.find("--test-share 0.1 (this run: 0.2)"), std::string::npos) << settings;
   other = o;
   other.resume = true;
   other.epochs = 2;
