@@ -50,7 +50,9 @@ struct TrainerOptions {
   // GPU, one process: forward, loss, backward and update of each full batch replayed as one CUDA
   // graph (recorded again after a batch of another shape and after evaluation).
   bool cuda_graph = false;
-  std::string checkpoint_dir;  // empty: save() and resume() are errors
+  // Checkpoints (empty: save() and resume() are errors). The trainer locks the folder for its
+  // lifetime: another run, or a second Trainer, on the same folder is refused.
+  std::string checkpoint_dir;
   int keep_checkpoints = 2;    // the newest checkpoints kept there
   // Settings that change a run's numbers, recorded in every checkpoint and compared by resume()
   // ({"--lr", "0.05"}, ...): a checkpoint made with other values is refused, naming them.
