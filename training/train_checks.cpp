@@ -22,8 +22,10 @@ void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
              "--batch-size {} is more than the {} training samples of {}: use at most {}",
              o.batch_size, train.size(), train.describe(), train.size());
   const double slots = static_cast<double>(o.workers) * DataLoaderOptions{}.prefetch + 1;
+  // Features and targets: an int32 label, or the float values of a regression target.
+  const std::int64_t target_values = train.has_class_labels() ? 1 : train.target_shape().numel();
   const double batch_bytes = static_cast<double>(o.batch_size / world) *
-                             static_cast<double>(train.sample_shape().numel()) * sizeof(float);
+                             static_cast<double>(train.sample_shape().numel() + target_values) * 4.0;
   const auto memory = static_cast<double>(host_memory_bytes());
   KILN_CHECK(memory <= 0 || slots * batch_bytes < memory,
              "--batch-size {} with --workers {} needs {:.1f} GiB of host batch slots ({:.0f} "

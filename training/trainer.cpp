@@ -125,6 +125,10 @@ struct Trainer::Impl {
     broadcast_from_rank0(model, comm);
     const auto bucket_bytes = static_cast<std::size_t>(o.bucket_mb * 1024.0 * 1024.0);
     reducer = std::make_unique<GradientReducer>(model.parameters(), comm, bucket_bytes);
+    if (std::ostream* os = out())
+      *os << fmt::format("  gradient all-reduce: {} bucket{} of up to {} MiB{}\n", reducer->bucket_count(),
+                         reducer->bucket_count() == 1 ? "" : "s", o.bucket_mb,
+                         comm.overlaps_compute() ? ", each started as soon as backward has produced it" : "");
     if (comm.overlaps_compute())  // start each bucket as soon as backward has produced it
       model.set_gradient_ready_hook([&r = *reducer](Module& layer) { r.ready(layer.parameters()); });
   }
