@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "kiln/core/cpu/kernels.h"
 
@@ -29,30 +30,44 @@ Span window(const Window2d& g, Index oh, Index ow) {
 }
 
 // 2x2 windows at stride 2 without padding (LeNet's and most CNNs' pooling): the same rule as the
-// general loop, window by window in the order (0,0), (0,1), (1,0), (1,1), with the two rows
-// walked together and no clipping arithmetic: several times faster than the general loop.
+// general loop, window by window in the order (0,0), (0,1), (1,0), (1,1). Its rows are short (14
+// or 7 windows in a CNN on 28x28 images), so a plane is walked as one flat loop over its windows,
+// each reading its corner from a table made once per call; written as selects, that loop
+// vectorises (gathers, 16 windows per AVX-512 step), several times the speed of a branchy loop.
 void max_pool2x2(const Window2d& g, const float* x, float* y, std::int32_t* argmax) {
   const Index planes = g.n * g.c, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+  const auto width = static_cast<std::int32_t>(g.w);
+  std::vector<std::int32_t> corner(static_cast<std::size_t>(out_plane));
+  for (Index oh = 0; oh < g.oh; ++oh)
+    for (Index ow = 0; ow < g.ow; ++ow)
+      corner[static_cast<std::size_t>(oh * g.ow + ow)] = static_cast<std::int32_t>(2 * oh * g.w + 2 * ow);
+  const std::int32_t* __restrict corners = corner.data();
+  const auto windows = static_cast<std::int32_t>(out_plane);
 #pragma omp parallel for if (planes * out_plane > 4096) schedule(static)
   for (Index p = 0; p < planes; ++p) {
-    const float* in = x + p * in_plane;
-    float* out = y + p * out_plane;
-    std::int32_t* arg = argmax + p * out_plane;
-    for (Index oh = 0; oh < g.oh; ++oh) {
-      const Index r0 = 2 * oh * g.w, r1 = r0 + g.w;
-      for (Index ow = 0; ow < g.ow; ++ow) {
-        const Index c = 2 * ow;
-        Index best = r0 + c;
-        float v = in[best];
-        const Index candidates[3] = {r0 + c + 1, r1 + c, r1 + c + 1};
-        for (const Index i : candidates)
-          if (beats(in[i], v)) {
-            v = in[i];
-            best = i;
-          }
-        out[oh * g.ow + ow] = v;
-        arg[oh * g.ow + ow] = static_cast<std::int32_t>(best);
-      }
+    const float* __restrict in = x + p * in_plane;
+    float* __restrict out = y + p * out_plane;
+    std::int32_t* __restrict arg = argmax + p * out_plane;
+#pragma omp simd
+    for (std::int32_t k = 0; k < windows; ++k) {
+      const std::int32_t c = corners[k];
+      float v = in[c];
+      std::int32_t best = c;
+      // beats(candidate, v) without branches: larger, or the first NaN over a number.
+      const float b = in[c + 1];
+      bool wins = b > v || (b != b && v == v);
+      v = wins ? b : v;
+      best = wins ? c + 1 : best;
+      const float d = in[c + width];
+      wins = d > v || (d != d && v == v);
+      v = wins ? d : v;
+      best = wins ? c + width : best;
+      const float e = in[c + width + 1];
+      wins = e > v || (e != e && v == v);
+      v = wins ? e : v;
+      best = wins ? c + width + 1 : best;
+      out[k] = v;
+      arg[k] = best;
     }
   }
 }

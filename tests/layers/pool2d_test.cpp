@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -134,4 +135,38 @@ TEST(MaxPool2d, PropagatesNaN) {
   const auto y = pool.forward(Tensor::from_vector(v, {1, 1, 4, 4})).to_vector<float>();
   EXPECT_TRUE(std::isnan(y[0]));
   EXPECT_EQ(y[1], 1.0f);
+}
+
+// The 2x2 stride-2 windows have a path of their own (core/cpu/pool2d.cpp): it must follow the
+// general rule — the first maximum in row-major order, the first NaN over any number — at sizes
+// whose last row and column fall outside every window (7x7 -> 3x3, 14x9 -> 7x4), with ties
+// (values from a handful of levels) and NaNs in every position of a window.
+TEST(MaxPool2d, TwoByTwoWindowsFollowTheGeneralRuleWithTiesAndNaNs) {
+  for (const auto [h, w] : {std::pair<std::int64_t, std::int64_t>{7, 7}, {14, 9}, {28, 28}}) {
+    const std::int64_t n = 3, c = 5, oh = h / 2, ow = w / 2;
+    std::mt19937 engine(static_cast<std::uint32_t>(h * 100 + w));
+    std::uniform_int_distribution<int> level(0, 3), one_in(0, 9);
+    std::vector<float> v(static_cast<std::size_t>(n * c * h * w));
+    for (float& e : v) e = one_in(engine) == 0 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(level(engine));
+    Tensor y = Tensor::empty({n, c, oh, ow}), argmax = Tensor::empty({n, c, oh, ow}, kiln::DType::i32);
+    kiln::max_pool2d_forward(Tensor::from_vector(v, {n, c, h, w}), y, argmax, {.kernel = 2, .stride = 2});
+    const auto got = y.to_vector<float>();
+    const auto got_arg = argmax.to_vector<std::int32_t>();
+    for (std::int64_t p = 0; p < n * c; ++p)
+      for (std::int64_t i = 0; i < oh; ++i)
+        for (std::int64_t j = 0; j < ow; ++j) {
+          std::int64_t best = 2 * i * w + 2 * j;
+          for (const std::int64_t m : {2 * i * w + 2 * j + 1, (2 * i + 1) * w + 2 * j, (2 * i + 1) * w + 2 * j + 1}) {
+            const float a = v[static_cast<std::size_t>(p * h * w + m)], b = v[static_cast<std::size_t>(p * h * w + best)];
+            if (a > b || (std::isnan(a) && !std::isnan(b))) best = m;
+          }
+          const auto o = static_cast<std::size_t>((p * oh + i) * ow + j);
+          ASSERT_EQ(got_arg[o], best) << h << "x" << w << " plane " << p << " window " << i << "," << j;
+          const float want = v[static_cast<std::size_t>(p * h * w + best)];
+          if (std::isnan(want))
+            ASSERT_TRUE(std::isnan(got[o]));
+          else
+            ASSERT_EQ(got[o], want);
+        }
+  }
 }
