@@ -23,7 +23,7 @@
 #include "kiln/core/tensor.h"
 #include "kiln/core/timer.h"
 
-// Layers, containers and losses.
+// Layers and losses.
 #include "kiln/layers/activations.h"
 #include "kiln/layers/batch_norm.h"
 #include "kiln/layers/batch_norm2d.h"
@@ -38,8 +38,6 @@
 #include "kiln/layers/module.h"
 #include "kiln/layers/mse_loss.h"
 #include "kiln/layers/pool2d.h"
-#include "kiln/layers/residual.h"
-#include "kiln/layers/sequential.h"
 
 // Optimizers and learning-rate schedules.
 #include "kiln/optim/adam.h"
@@ -63,8 +61,11 @@
 #include "kiln/data/transformed_dataset.h"
 #include "kiln/data/transforms.h"
 
-// Model presets by name ("article", "lenet5", "mlp:...").
+// Models: the composites (Sequential, Residual) and the presets by name ("article", "lenet5",
+// "mlp:...", "cnn").
 #include "kiln/models/model_spec.h"
+#include "kiln/models/residual.h"
+#include "kiln/models/sequential.h"
 
 // Training: the Trainer, its reports and diagnosis, checkpoints, and train() from flags.
 #include "kiln/training/checkpoint.h"

@@ -22,7 +22,7 @@
 #include <kiln/core/stream.h>
 #include <kiln/layers/activations.h>
 #include <kiln/layers/linear.h>
-#include <kiln/layers/sequential.h>
+#include <kiln/models/sequential.h>
 #include <kiln/optim/sgd.h>
 
 namespace {

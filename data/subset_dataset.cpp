@@ -73,4 +73,12 @@ HeldOut hold_out_share(std::shared_ptr<const Dataset> base, double share) {
           std::make_shared<SubsetDataset>(base, std::move(test))};
 }
 
+std::shared_ptr<const Dataset> evaluation_shard(std::shared_ptr<const Dataset> data, int rank,
+                                                int world_size) {
+  if (world_size == 1) return data;
+  const std::int64_t n = data->size();
+  const std::int64_t begin = n * rank / world_size, end = n * (rank + 1) / world_size;
+  return std::make_shared<SubsetDataset>(std::move(data), begin, end - begin);
+}
+
 }  // namespace kiln

@@ -44,4 +44,10 @@ HeldOut hold_out_every(std::shared_ptr<const Dataset> base, std::int64_t n);
 // or one that leaves no training or no test sample.
 HeldOut hold_out_share(std::shared_ptr<const Dataset> base, double share);
 
+// Rank r's contiguous share of `data` out of `world_size` (sizes differ by at most one; nothing
+// padded or repeated), so that summing over the ranks of a data-parallel job evaluates every
+// sample exactly once.
+std::shared_ptr<const Dataset> evaluation_shard(std::shared_ptr<const Dataset> data, int rank,
+                                                int world_size);
+
 }  // namespace kiln

@@ -7,41 +7,8 @@
 #include <thread>
 
 #include "kiln/core/error.h"
-#include "kiln/data/subset_dataset.h"
 
 namespace kiln {
-
-namespace {
-
-// FNV-1a over the settings that must agree for the ranks to issue the same collectives and
-// train the same model.
-std::uint64_t options_fingerprint(const TrainOptions& o) {
-  const std::string text =
-      fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", o.model,
-                  o.data, o.samples, o.epochs, o.batch_size, o.lr, o.optimizer, o.weight_decay,
-                  o.schedule, o.shuffle, o.seed, o.resume, o.init, o.evaluate, o.max_steps, o.loss,
-                  o.momentum ? fmt::format("{}", *o.momentum) : "default", o.nesterov, o.beta1,
-                  o.beta2, o.eps, o.test_share.value_or(0.1), o.test_data);
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-}  // namespace
-
-void check_same_options_on_every_rank(const TrainOptions& options, Communicator& comm) {
-  if (comm.world_size() == 1) return;
-  const std::uint64_t h = options_fingerprint(options);
-  // Halves of 32 bits are exact in a double; max(x) == -max(-x) on every rank iff all agree.
-  const double hi = static_cast<double>(h >> 32), lo = static_cast<double>(h & 0xffffffffull);
-  double v[4] = {hi, lo, -hi, -lo};
-  comm.all_reduce_host(v, CollectiveOp::max);
-  KILN_CHECK(
-      v[0] == -v[2] && v[1] == -v[3],
-      "the ranks of this job were started with different training options ({}); start every rank "
-      "with the same command line",
-      comm.describe());
-}
 
 void broadcast_from_rank0(Module& model, Communicator& comm) {
   std::vector<Tensor*> tensors;
@@ -57,14 +24,6 @@ void broadcast_buffers_from_rank0(Module& model, Communicator& comm) {
   for (Buffer* b : model.buffers())
     if (b->value.dtype() == DType::f32) tensors.push_back(&b->value);
   if (!tensors.empty()) comm.broadcast(tensors, 0);
-}
-
-std::shared_ptr<const Dataset> evaluation_shard(std::shared_ptr<const Dataset> data, int rank,
-                                                int world_size) {
-  if (world_size == 1) return data;
-  const std::int64_t n = data->size();
-  const std::int64_t begin = n * rank / world_size, end = n * (rank + 1) / world_size;
-  return std::make_shared<SubsetDataset>(std::move(data), begin, end - begin);
 }
 
 RunningMetrics::Values sum_over_ranks(const RunningMetrics::Values& local, Communicator& comm) {

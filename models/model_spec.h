@@ -10,7 +10,7 @@
 #include <string>
 
 #include "kiln/core/random.h"
-#include "kiln/layers/sequential.h"
+#include "kiln/models/sequential.h"
 
 namespace kiln {
 

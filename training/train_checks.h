@@ -14,6 +14,10 @@ namespace kiln {
 // --batch-size at most the training set, and the loader's host slots within the host's memory.
 void check_batch_fits(const TrainOptions& o, const Dataset& train, int world);
 
+// Throws on every rank when any rank runs with other training options (a job of mismatched
+// commands would issue mismatched collectives and hang).
+void check_same_options_on_every_rank(const TrainOptions& options, Communicator& comm);
+
 // The flags that change the numbers of a run, by flag: recorded in each checkpoint and compared
 // on resume (TrainerOptions::settings).
 std::map<std::string, std::string> run_settings(const TrainOptions& o);

@@ -8,6 +8,7 @@
 #include "kiln/core/parallel.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/data/data_spec.h"
+#include "kiln/data/subset_dataset.h"
 #include "kiln/dist/data_parallel.h"
 #include "kiln/layers/loss.h"
 #include "kiln/models/model_spec.h"

@@ -77,7 +77,7 @@ struct TrainResult {
 // `stop` (may be null) is polled after every step: when set, the step finishes, a checkpoint is
 // saved (with a checkpoint folder) and training returns.
 // Runs alone, as the ranks of an mpirun job, or as one replica thread per GPU of --gpus, as the
-// options and the environment say (dist/train_launch.cpp).
+// options and the environment say (training/train_launch.cpp).
 TrainResult train(const TrainOptions& options, std::ostream& out, const std::atomic<bool>* stop = nullptr);
 
 // One replica of a data-parallel job: this rank's share of every batch, gradients averaged over

@@ -8,9 +8,11 @@
 
 #include "kiln/core/device.h"
 #include "kiln/data/dataset.h"
+#include "kiln/data/subset_dataset.h"
 #include "kiln/dist/data_parallel.h"
 #include "kiln/training/diagnosis.h"
 #include "kiln/training/safetensors.h"
+#include "kiln/training/train_checks.h"
 #include "tests/data/test_datasets.h"
 #include "tests/support/train_testing.h"
 

@@ -6,7 +6,7 @@
 #include "kiln/dist/communicator.h"
 #include "kiln/core/ops.h"
 #include "kiln/layers/linear.h"
-#include "kiln/layers/sequential.h"
+#include "kiln/models/sequential.h"
 #include "kiln/dist/gradient_reducer.h"
 #include "tests/support/tensor_testing.h"
 

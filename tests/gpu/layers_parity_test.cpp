@@ -17,8 +17,8 @@
 #include "kiln/layers/linear.h"
 #include "kiln/layers/mse_loss.h"
 #include "kiln/layers/pool2d.h"
-#include "kiln/layers/residual.h"
-#include "kiln/layers/sequential.h"
+#include "kiln/models/residual.h"
+#include "kiln/models/sequential.h"
 #include "kiln/models/model_spec.h"
 #include "tests/gpu/gpu_parity.h"
 

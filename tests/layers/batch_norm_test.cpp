@@ -8,7 +8,7 @@
 #include "kiln/core/ops.h"
 #include "kiln/layers/batch_norm.h"
 #include "kiln/layers/linear.h"
-#include "kiln/layers/sequential.h"
+#include "kiln/models/sequential.h"
 #include "tests/support/gradient_check.h"
 #include "tests/support/tensor_testing.h"
 

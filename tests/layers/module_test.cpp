@@ -8,8 +8,8 @@
 #include "kiln/layers/activations.h"
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/linear.h"
-#include "kiln/layers/residual.h"
-#include "kiln/layers/sequential.h"
+#include "kiln/models/residual.h"
+#include "kiln/models/sequential.h"
 #include "tests/support/tensor_testing.h"
 
 using kiln::Module;

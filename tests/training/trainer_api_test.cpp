@@ -12,7 +12,7 @@
 #include "kiln/layers/activations.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
-#include "kiln/layers/sequential.h"
+#include "kiln/models/sequential.h"
 #include "kiln/layers/linear.h"
 #include "kiln/optim/sgd.h"
 #include "kiln/training/trainer.h"

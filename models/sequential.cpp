@@ -1,5 +1,5 @@
 // Sequential chaining and its summary table.
-#include "kiln/layers/sequential.h"
+#include "kiln/models/sequential.h"
 
 namespace kiln {
 

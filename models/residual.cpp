@@ -1,5 +1,5 @@
 // Residual over the elementwise add op: no device code, so it runs wherever its body does.
-#include "kiln/layers/residual.h"
+#include "kiln/models/residual.h"
 
 #include "kiln/core/ops.h"
 

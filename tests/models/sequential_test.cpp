@@ -8,7 +8,7 @@
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/linear.h"
-#include "kiln/layers/sequential.h"
+#include "kiln/models/sequential.h"
 #include "tests/support/gradient_check.h"
 #include "tests/support/tensor_testing.h"
 

@@ -5,8 +5,8 @@
 #include "kiln/layers/conv2d.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/linear.h"
-#include "kiln/layers/residual.h"
-#include "kiln/layers/sequential.h"
+#include "kiln/models/residual.h"
+#include "kiln/models/sequential.h"
 #include "tests/support/gradient_check.h"
 #include "tests/support/tensor_testing.h"
 
