@@ -48,7 +48,7 @@ std::unique_ptr<Loss> make_loss(const std::string& name) {
 }
 
 void check_loss_fits_targets(const Loss& loss, bool class_labels, const std::string& data) {
-  KILN_CHECK(loss.expects_class_labels() == class_labels, "--loss {} needs {}, but {} has {}: {}",
+  KILN_CHECK(loss.expects_class_labels() == class_labels, "{} needs {}, but {} has {}: {}",
              loss.describe(), loss.expects_class_labels() ? "class labels" : "float targets", data,
              class_labels ? "class labels" : "float targets",
              class_labels ? "use --loss cross-entropy"
