@@ -24,8 +24,6 @@ namespace {
 constexpr const char* kForms =
     "fashion-mnist[:FOLDER], article, csv:PATH[:label=COLUMN][:target=class|float], "
     "npy:FEATURES[,LABELS] or images:DIR";
-// Held out for testing from a source without a test split, unless --test-share says otherwise.
-constexpr double kDefaultTestShare = 0.1;
 // Fashion-MNIST's pixel mean and standard deviation over the training set (pixels in [0, 1]).
 constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
 

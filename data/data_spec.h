@@ -28,6 +28,9 @@ struct DataSplits {
   bool own_test_split = false;          // the source's own test split, nothing held out
 };
 
+// Held out for testing from a source without a test split, unless test_share says otherwise.
+inline constexpr double kDefaultTestShare = 0.1;
+
 struct DataSpecOptions {
   std::int64_t samples = 0;  // train samples to use, spread evenly over the set; 0 = all (article: 160,000)
   std::uint64_t seed = 0;    // for generated data and random transforms

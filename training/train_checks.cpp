@@ -11,6 +11,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/host_memory.h"
 #include "kiln/data/data_loader.h"
+#include "kiln/data/data_spec.h"
 #include "kiln/layers/loss.h"
 #include "kiln/optim/make_optimizer.h"
 
@@ -26,7 +27,7 @@ std::uint64_t options_fingerprint(const TrainOptions& o) {
                   o.data, o.samples, o.epochs, o.batch_size, o.lr, o.optimizer, o.weight_decay,
                   o.schedule, o.shuffle, o.seed, o.resume, o.init, o.evaluate, o.max_steps, o.loss,
                   o.momentum ? fmt::format("{}", *o.momentum) : "default", o.nesterov, o.beta1,
-                  o.beta2, o.eps, o.test_share.value_or(0.1), o.test_data);
+                  o.beta2, o.eps, o.test_share.value_or(kDefaultTestShare), o.test_data);
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
   return h;
@@ -67,7 +68,7 @@ std::map<std::string, std::string> run_settings(const TrainOptions& o) {
                                               {"--seed", std::to_string(o.seed)},
                                               {"--no-shuffle", o.shuffle ? "off" : "on"},
                                               {"--loss", canonical_loss_name(o.loss)},
-                                              {"--test-share", fmt::format("{}", o.test_share.value_or(0.1))},
+                                              {"--test-share", fmt::format("{}", o.test_share.value_or(kDefaultTestShare))},
                                               {"--test-data", o.test_data}};
   if (o.optimizer == "adam" || o.optimizer == "adamw") {
     settings["--beta1"] = fmt::format("{}", o.beta1);

@@ -82,9 +82,6 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
   if (device.is_cuda())
     KILN_CHECK(cuda_available(), "--device={} asks for a GPU, but none can be used: {}; use --device=cpu",
                o.device, cuda_unavailable_reason());
-  KILN_CHECK(comm.device() == device || comm.is_single_process(),
-             "--device={} does not match the communicator ({}), which works on {}", o.device, comm.describe(),
-             comm.device().str());
   check_same_options_on_every_rank(o, comm);
 
   TrainerOptions t;
@@ -126,14 +123,12 @@ TrainResult train_replica(const TrainOptions& options, std::ostream& out, const 
   lo.world_size = 1;
   std::unique_ptr<DataLoader> test_loader;  // none without a test split (--test-share 0)
   if (data.test) test_loader = std::make_unique<DataLoader>(evaluation_shard(data.test, comm.rank(), world), lo);
-  const std::int64_t steps_per_epoch =
-      o.max_steps > 0 ? std::min(o.max_steps, train_loader.batches_per_epoch()) : train_loader.batches_per_epoch();
 
   const std::unique_ptr<Optimizer> optimizer =
       make_optimizer(o.optimizer, model.net->parameters(), o.lr,
                      {o.momentum, o.nesterov, o.beta1, o.beta2, o.eps, o.weight_decay});
   Trainer trainer(*model.net, *optimizer, *loss, t);
-  trainer.set_schedule(parse_schedule(o.schedule, o.lr, steps_per_epoch * o.epochs));
+  trainer.set_schedule(parse_schedule(o.schedule, o.lr, trainer.steps_per_epoch(train_loader) * o.epochs));
   if (o.resume)
     KILN_CHECK(trainer.resume(),
                "--resume: '{}' holds no checkpoint (no latest, no state.json); to start fresh, run "

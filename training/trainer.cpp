@@ -12,6 +12,7 @@
 #include <fstream>
 #include <ostream>
 #include <thread>
+#include <unordered_map>
 
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/gpu_monitor.h"
@@ -130,7 +131,14 @@ struct Trainer::Impl {
                          reducer->bucket_count() == 1 ? "" : "s", o.bucket_mb,
                          comm.overlaps_compute() ? ", each started as soon as backward has produced it" : "");
     if (comm.overlaps_compute())  // start each bucket as soon as backward has produced it
-      model.set_gradient_ready_hook([&r = *reducer](Module& layer) { r.ready(layer.parameters()); });
+      // Each layer's parameter list made once, at its first report: a steady step allocates nothing.
+      model.set_gradient_ready_hook(
+          [&r = *reducer, lists = std::make_shared<std::unordered_map<const Module*, std::vector<Parameter*>>>()](
+              Module& layer) {
+            auto it = lists->find(&layer);
+            if (it == lists->end()) it = lists->emplace(&layer, layer.parameters()).first;
+            r.ready(it->second);
+          });
   }
 
   // Forward, loss, the metrics' device ops, zero_grad and backward. While it is recorded into a
@@ -504,6 +512,7 @@ bool Trainer::resume() {
 void Trainer::on_epoch_end(EpochHook hook) { impl_->hooks.push_back(std::move(hook)); }
 void Trainer::request_stop() { impl_->stop_requested = true; }
 
+std::int64_t Trainer::steps_per_epoch(const DataLoader& train) const { return impl_->steps_per_epoch(train); }
 Diagnosis Trainer::diagnose(const EpochReport& report) const { return kiln::diagnose(report, machine_cores()); }
 const TrainingState& Trainer::state() const { return impl_->state; }
 Device Trainer::device() const { return impl_->device; }

@@ -116,6 +116,9 @@ class Trainer {
   // Ends fit() after the current epoch (from a hook: early stopping).
   void request_stop();
 
+  // The steps an epoch of `train` takes here: all its batches, or max_steps when fewer (what a
+  // schedule over the whole run must span).
+  std::int64_t steps_per_epoch(const DataLoader& train) const;
   Diagnosis diagnose(const EpochReport& report) const;
   const TrainingState& state() const;
   Device device() const;
