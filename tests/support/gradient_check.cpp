@@ -20,4 +20,17 @@ namespace {
   return as_assertion(check_gradient(loss, input, analytic, what, options));
 }
 
+::testing::AssertionResult same_gradients(const Module& a, const Module& b) {
+  const auto pa = a.parameters(), pb = b.parameters();
+  if (pa.size() != pb.size())
+    return ::testing::AssertionFailure() << pa.size() << " parameters against " << pb.size();
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    if (pa[i]->name != pb[i]->name)
+      return ::testing::AssertionFailure() << "parameter " << i << " is " << pa[i]->name << " and " << pb[i]->name;
+    if (pa[i]->grad.to_vector<float>() != pb[i]->grad.to_vector<float>())
+      return ::testing::AssertionFailure() << "the gradients of " << pa[i]->name << " differ";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace kiln::testing

@@ -23,4 +23,7 @@ using GradientCheckOptions = kiln::GradientCheckOptions;
     const std::function<double()>& loss, Tensor& input, const Tensor& analytic, const char* what,
     const GradientCheckOptions& options = {});
 
+// The two modules' parameter gradients, parameter by parameter (same names), bitwise equal.
+::testing::AssertionResult same_gradients(const Module& a, const Module& b);
+
 }  // namespace kiln::testing
