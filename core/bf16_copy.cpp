@@ -1,4 +1,4 @@
-// write_bf16_copy and keeps_bf16_copies: the bf16 weight copies of --precision bf16 on the CPU.
+// write_bf16_copy and keeps_bf16_copies: the bf16 weight copies of MatmulPrecision::bf16 on the CPU.
 #include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/dispatch.h"

@@ -27,7 +27,7 @@ void throw_check_failed(const char* file, int line, const char* condition, std::
 
 void throw_built_without_cuda(const char* what) {
   throw Error(fmt::format("{} needs CUDA, but this kiln was built without CUDA; rebuild with the "
-                          "CUDA toolkit installed (-DKILN_CUDA=ON) or use --device=cpu",
+                          "CUDA toolkit installed (-DKILN_CUDA=ON) or use Device::cpu()",
                           what),
               "kiln");
 }

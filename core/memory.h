@@ -34,7 +34,7 @@ struct DeviceMemoryInfo {
 // Free and total memory of a CUDA device as the driver sees it.
 DeviceMemoryInfo device_memory_info(Device device);
 
-// Thrown when a device allocation fails even after the cache was emptied; --find-batch-size
+// Thrown when a device allocation fails even after the cache was emptied; a batch-size search
 // catches it to step back.
 class OutOfMemory : public Error {
  public:

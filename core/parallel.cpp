@@ -3,9 +3,6 @@
 #include "kiln/core/parallel.h"
 
 #include <omp.h>
-#include <unistd.h>
-
-#include <cstdlib>
 
 #include <Eigen/Core>
 
@@ -20,11 +17,5 @@ void set_num_threads(int threads) {
 }
 
 int num_threads() { return omp_get_max_threads(); }
-
-void prefer_passive_openmp_waiting(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;  // the user's choice, or already re-executed
-  if (setenv("OMP_WAIT_POLICY", "PASSIVE", 0) != 0) return;
-  execv("/proc/self/exe", argv);  // returns only on failure: run on with the default policy
-}
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-// The precision of matrix products on the GPU, chosen once per process (--precision):
+// The precision of matrix products on the GPU, chosen once per process (set_matmul_precision):
 // - fp32, kiln's default: exact fp32, results match the CPU to 1e-4;
 // - tf32: cuBLAS rounds the fp32 inputs of each GEMM to TF32 (10-bit mantissa) on the tensor
 //   cores and accumulates in fp32 (about 1e-3 relative error, several times the throughput on

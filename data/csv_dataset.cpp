@@ -135,7 +135,7 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
     KILN_CHECK(label >= 0.0f && label == std::floor(label) && label < 2147483648.0f,
                "{}: row {}, label column {}: '{}' is not a non-negative integer label (a "
                "regression target? read it as a float: CsvOptions::float_target, or "
-               "--data csv:PATH:target=float)",
+               "data spec csv:PATH:target=float)",
                path, line_number, label_column_ + 1,
                cells[static_cast<std::size_t>(label_column_)]);
     labels_.push_back(static_cast<std::int32_t>(label));

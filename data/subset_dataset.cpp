@@ -67,7 +67,7 @@ HeldOut hold_out_share(std::shared_ptr<const Dataset> base, double share) {
   }
   KILN_CHECK(!test.empty() && !train.empty(),
              "{} has {} samples: holding out a share of {} for testing leaves {} to test and {} "
-             "to train; change --test-share or give --test-data",
+             "to train; change DataSpecOptions::test_share or give DataSpecOptions::test_data",
              base->describe(), base->size(), share, test.size(), train.size());
   return {std::make_shared<SubsetDataset>(base, std::move(train)),
           std::make_shared<SubsetDataset>(base, std::move(test))};

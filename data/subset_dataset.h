@@ -1,4 +1,4 @@
-// SubsetDataset: chosen samples of another data set, renumbered from 0 — for --samples N, and for
+// SubsetDataset: chosen samples of another data set, renumbered from 0 — for DataSpecOptions::samples, and for
 // holding out a test split where the source has none.
 #pragma once
 

@@ -23,12 +23,12 @@ const Tensor& Loss::forward(const Tensor& output, const Tensor& target) {
   KILN_CHECK(target.defined(), "{}: the target is an undefined tensor", describe());
   if (expects_class_labels())
     KILN_CHECK(target.dtype() == DType::i32,
-               "{} needs class labels (int32), found float targets {}: use --loss mse "
+               "{} needs class labels (int32), found float targets {}: use MSELoss "
                "for regression, or data whose target is a class label",
                describe(), target_text(target));
   else
     KILN_CHECK(target.dtype() == DType::f32,
-               "{} needs float targets, found class labels {}: use --loss cross-entropy "
+               "{} needs float targets, found class labels {}: use CrossEntropyLoss "
                "for classification, or read the target as a float (csv:PATH:target=float, a "
                "float32 .npy labels file)",
                describe(), target_text(target));
@@ -51,8 +51,8 @@ void check_loss_fits_targets(const Loss& loss, bool class_labels, const std::str
   KILN_CHECK(loss.expects_class_labels() == class_labels, "{} needs {}, but {} has {}: {}",
              loss.describe(), loss.expects_class_labels() ? "class labels" : "float targets", data,
              class_labels ? "class labels" : "float targets",
-             class_labels ? "use --loss cross-entropy"
-                          : "use --loss mse (or give data with class labels)");
+             class_labels ? "use CrossEntropyLoss"
+                          : "use MSELoss (or give data with class labels)");
 }
 
 }  // namespace kiln

@@ -1,7 +1,7 @@
 // Loss: what the Trainer minimises, from the model's output and the batch's targets. A loss
 // expects class labels ((N) int32, as CrossEntropyLoss) or float targets of the output's shape
 // (MSELoss); forward() checks which before it computes, so a regression set meets a
-// classification loss (or the reverse) with one message saying which --loss fits. Results live
+// classification loss (or the reverse) with one message saying which loss fits. Results live
 // in buffers the loss owns and reuses, valid until its next call.
 #pragma once
 

@@ -6,6 +6,30 @@
 
 namespace kiln {
 
+namespace {
+
+// The forward whose registered children are running: its input and its input-gradient wish.
+struct ForwardFrame {
+  const Module* module;
+  const Tensor* input;
+  bool input_grad_wanted;
+};
+thread_local const ForwardFrame* current_frame = nullptr;
+
+// Entered for the length of one forward_impl, also when it throws.
+class EnteredFrame {
+ public:
+  explicit EnteredFrame(const ForwardFrame& frame) : outer_(current_frame) { current_frame = &frame; }
+  ~EnteredFrame() { current_frame = outer_; }
+  EnteredFrame(const EnteredFrame&) = delete;
+  EnteredFrame& operator=(const EnteredFrame&) = delete;
+
+ private:
+  const ForwardFrame* outer_;
+};
+
+}  // namespace
+
 const Tensor& Module::forward(const Tensor& x) {
   KILN_CHECK(x.defined() && x.dtype() == DType::f32, "{}: forward needs a float32 input, found {}",
              describe(), x.defined() ? x.str() : std::string("an undefined tensor"));
@@ -13,6 +37,12 @@ const Tensor& Module::forward(const Tensor& x) {
              "{}: the input is on {} but the module is on {}; call .to({}) on one of them",
              describe(), x.device().str(), device_.str(), device_.str());
   last_output_shape_ = output_shape(x.shape());  // checks the input shape
+  // A registered child fed its parent's input (the same elements, or a view of them) wants what
+  // the parent wants; fed anything computed inside the parent, it must give its gradient.
+  if (current_frame != nullptr && current_frame->module == parent_)
+    input_grad_wanted_ = current_frame->input_grad_wanted || x.raw_data() != current_frame->input->raw_data();
+  const ForwardFrame frame{this, &x, input_grad_wanted_};
+  const EnteredFrame entered(frame);
   output_ = forward_impl(x);
   has_forward_ = true;
   return output_;
@@ -193,6 +223,7 @@ void Module::register_module(std::string name, std::shared_ptr<Module> child) {
   // A child's parameter names gain the child's name as a prefix, once, here.
   for (Parameter* p : child->parameters()) p->name = name + "." + p->name;
   for (Buffer* b : child->buffers()) b->name = name + "." + b->name;
+  child->parent_ = this;
   children_.emplace_back(std::move(name), std::move(child));
   if (gradient_ready_hook_) install_gradient_ready_hook(gradient_ready_hook_);  // checks this one too
 }

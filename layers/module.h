@@ -21,7 +21,7 @@ struct Parameter {
   std::string name;  // "weight", or "layers.0.weight" from a container's parameters()
   Tensor value;
   Tensor grad;       // same shape and device as value; accumulated by backward
-  // A bfloat16 copy of value for the matrix products of --precision bf16 on a CPU with bf16
+  // A bfloat16 copy of value for the matrix products of MatmulPrecision::bf16 on a CPU with bf16
   // instructions (core/cpu_compute.h): made by the layer at its first forward, rewritten by the
   // optimizer in the same pass as each update. Undefined otherwise. Whatever else writes value
   // (loading, broadcasting, moving) resets it, so the layer makes it anew.
@@ -60,7 +60,10 @@ class Module {
   // whose gradient nobody reads: the trainer turns it off, and then a Sequential runs no backward
   // of its leading layers without parameters and its first layer with parameters skips its
   // input-gradient product (Linear's dx GEMM, Conv2d's backward-data convolution), as PyTorch
-  // does for inputs that do not require grad.
+  // does for inputs that do not require grad. Children registered with register_module take
+  // their wish from the parent at each forward, as to, train and parameters recurse: a child fed
+  // the parent's own input (or a view of it) wants what the parent wants, one fed anything
+  // computed inside the parent wants its gradient. A module of one's own forwards nothing.
   void set_input_grad_wanted(bool wanted) { input_grad_wanted_ = wanted; }
   bool input_grad_wanted() const { return input_grad_wanted_; }
 
@@ -143,6 +146,7 @@ class Module {
   std::vector<std::unique_ptr<Buffer>> buffers_;
   std::vector<std::pair<std::string, Generator*>> generators_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  const Module* parent_ = nullptr;  // the module that registered this one
   Device device_ = Device::cpu();
   bool training_ = true;
   bool input_grad_wanted_ = true;

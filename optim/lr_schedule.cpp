@@ -1,6 +1,6 @@
 // The schedules of lr_schedule.h, each a closed form evaluated in double (as PyTorch's in Python
 // floats) and rounded to float once; their factories check the hyper-parameters. The spec parser
-// is in parse_schedule.cpp.
+// is spec/schedule_spec.cpp.
 #include "kiln/optim/lr_schedule.h"
 
 #include <fmt/ranges.h>

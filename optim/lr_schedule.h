@@ -41,12 +41,4 @@ std::unique_ptr<LrSchedule> cosine_lr(float base_lr, std::int64_t t_max, float e
 std::unique_ptr<LrSchedule> warmup_lr(std::int64_t warmup_steps, float start_factor,
                                       std::unique_ptr<LrSchedule> after);
 
-// A schedule from a command-line spec:
-//   constant | step:<step_size>:<gamma> | multistep:<m1>,<m2>,...:<gamma> | exp:<gamma>
-//   | cosine[:<eta_min>] (T_max = total_steps) | warmup:<steps>[:<start_factor>]+<schedule>
-// ("warmup:500+cosine": cosine then spans total_steps - 500). Throws kiln::Error naming the spec,
-// what is wrong and the accepted forms.
-std::unique_ptr<LrSchedule> parse_schedule(const std::string& spec, float base_lr,
-                                           std::int64_t total_steps);
-
 }  // namespace kiln

@@ -74,12 +74,12 @@ def kiln_samples_per_s(args, device, batch):
 
 def torch_model(torch, name):
     nn = torch.nn
-    if name == "lenet5":  # models/model_spec.cpp's lenet5
+    if name == "lenet5":  # models/presets.cpp: lenet5
         return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
                              nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                              nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
                              nn.Linear(84, 10))
-    if name == "cnn":  # models/model_spec.cpp's cnn
+    if name == "cnn":  # models/presets.cpp: cnn
         return nn.Sequential(nn.Conv2d(1, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
                              nn.MaxPool2d(2), nn.Conv2d(32, 64, 3, padding=1, bias=False),
                              nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),

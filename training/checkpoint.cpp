@@ -6,8 +6,8 @@
 
 #include "kiln/core/ops.h"
 #include "kiln/core/random.h"
-#include "kiln/training/durable_file.h"
-#include "kiln/training/safetensors.h"
+#include "kiln/io/durable_file.h"
+#include "kiln/io/safetensors.h"
 
 namespace kiln {
 

@@ -34,7 +34,7 @@ void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& 
 // as restore_checkpoint checks them: for inference from a trained run's folder.
 void load_checkpoint_weights(const std::string& dir, Module& model);
 
-// Copies weights from a safetensors file into the model's parameters and buffers by name (--init).
+// Copies weights from a safetensors file into the model's parameters and buffers by name (an init file).
 // Every parameter must be present with its shape; extra tensors in the file are an error too,
 // so a file for another model is never half-loaded.
 void load_weights(const std::string& path, Module& model);

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "kiln/core/error.h"
-#include "kiln/training/durable_file.h"
+#include "kiln/io/durable_file.h"
 
 namespace fs = std::filesystem;
 
@@ -57,9 +57,9 @@ void replace_link(const fs::path& link, const std::string& target) {
 
 // `dir`, created if missing; checked before the lock file is made in it.
 const std::string& created_folder(const std::string& dir, int keep) {
-  KILN_CHECK(keep >= 1, "--keep-checkpoints must be at least 1, found {}", keep);
+  KILN_CHECK(keep >= 1, "TrainerOptions::keep_checkpoints must be at least 1, found {}", keep);
   KILN_CHECK(!fs::exists(dir) || fs::is_directory(dir),
-             "--checkpoint '{}' is a file, not a folder: give a folder (it is created if missing)",
+             "TrainerOptions::checkpoint_dir '{}' is a file, not a folder: give a folder (it is created if missing)",
              dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -127,7 +127,7 @@ std::optional<std::string> find_checkpoint(const std::string& dir) {
     const fs::path unit = fs::path(dir) / fs::read_symlink(fs::path(dir) / "latest");
     KILN_CHECK(fs::is_directory(unit),
                "'{}/latest' names the checkpoint {}, which is missing: was it deleted? Point "
-               "'latest' at another ckpt-N folder, or start fresh without --resume",
+               "'latest' at another ckpt-N folder, or start fresh without Trainer::resume()",
                dir, unit.string());
     return unit.string();
   }

@@ -3,10 +3,10 @@
 // published by replacing the symbolic link `latest` with one rename. A reader that follows
 // `latest` sees the previous complete unit or the new one, at any moment a writer can die.
 //
-//   DIR/lock                 held by the run writing here (training/folder_lock.h)
+//   DIR/lock                 held by the run writing here (io/folder_lock.h)
 //   DIR/latest -> ckpt-000007
 //   DIR/ckpt-000006/  DIR/ckpt-000007/   the newest `keep` units
-//   DIR/model.safetensors -> latest/model.safetensors   (and each other piece: for --init and
+//   DIR/model.safetensors -> latest/model.safetensors   (and each other piece: for an init file and
 //                                                        other readers of the first layout)
 //
 // The first layout (the pieces straight in DIR, no `latest`) is still read.
@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/training/folder_lock.h"
+#include "kiln/io/folder_lock.h"
 
 namespace kiln {
 

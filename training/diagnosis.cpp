@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 
+#include <fmt/args.h>
 #include <fmt/format.h>
 
 namespace kiln {
@@ -24,32 +25,68 @@ int suggested_workers(const EpochReport& r, int cores) {
   return std::min(cores, std::max(2 * r.workers, std::min(4, cores)));
 }
 
-std::string worker_advice(const EpochReport& r, int cores) {
-  const int next = suggested_workers(r, cores);
-  if (next == 0)
-    return fmt::format("the {} workers already match the {} cores; make loading cheaper (decode once, "
-                       "lighter transforms) or use a machine with more cores",
-                       r.workers, cores);
-  std::string advice = fmt::format("try --workers {}", next);
-  if (r.on_gpu && !r.pin_memory) advice += " --pin-memory";
-  return advice;
+// Braces of a measured text are escaped, so that only the advice placeholders remain.
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '{' || c == '}') out += c;
+  }
+  return out;
+}
+
+std::string phrase_or(const Advice& a, const char* setting, const char* value) {
+  return a.value.empty() ? setting : fmt::format("{} = {}{}", setting, value, a.value);
 }
 
 }  // namespace
 
-bool Diagnosis::has(Finding finding) const {
-  return std::any_of(items.begin(), items.end(), [&](const DiagnosisItem& i) { return i.finding == finding; });
+std::string SettingWords::phrase(const Advice& a) const {
+  switch (a.setting) {
+    case Setting::loader_workers: return phrase_or(a, "DataLoaderOptions::num_workers", "");
+    case Setting::pin_memory: return phrase_or(a, "DataLoaderOptions::pin_memory", "");
+    case Setting::precision: return phrase_or(a, "TrainerOptions::precision", "MatmulPrecision::");
+    case Setting::batch_size: return phrase_or(a, "DataLoaderOptions::batch_size", "");
+    case Setting::measure_bf16: return "a short run with it against one without";
+    case Setting::measure_batch: return "a run at that batch size";
+    case Setting::epochs: return phrase_or(a, "the epochs of Trainer::fit", "");
+  }
+  return "?";
 }
 
-std::vector<std::string> Diagnosis::lines() const {
+std::string SettingWords::join(const std::vector<std::string>& phrases) const {
+  return fmt::format("{}", fmt::join(phrases, " and "));
+}
+
+const SettingWords& api_setting_words() {
+  static const SettingWords words;
+  return words;
+}
+
+std::string DiagnosisItem::text(const SettingWords& words) const {
+  fmt::dynamic_format_arg_store<fmt::format_context> args;
+  for (const std::vector<Advice>& group : advice) {
+    std::vector<std::string> phrases;
+    for (const Advice& a : group) phrases.push_back(words.phrase(a));
+    args.push_back(words.join(phrases));
+  }
+  return fmt::vformat(message, args);
+}
+
+bool Diagnosis::has(Finding finding) const {
+  return std::any_of(items.begin(), items.end(),
+                     [&](const DiagnosisItem& i) { return i.finding == finding; });
+}
+
+std::vector<std::string> Diagnosis::lines(const SettingWords& words) const {
   std::vector<std::string> out;
-  for (const DiagnosisItem& item : items) out.push_back(item.text);
+  for (const DiagnosisItem& item : items) out.push_back(item.text(words));
   return out;
 }
 
-std::string Diagnosis::text() const {
+std::string Diagnosis::text(const SettingWords& words) const {
   std::string out = "diagnosis:\n";
-  for (const DiagnosisItem& item : items) out += "  " + item.text + "\n";
+  for (const std::string& line : lines(words)) out += "  " + line + "\n";
   return out;
 }
 
@@ -64,57 +101,88 @@ std::string_view bottleneck_name(Bottleneck bottleneck) {
 
 Diagnosis diagnose(const EpochReport& r, int cores) {
   Diagnosis d;
-  auto add = [&d](Finding finding, double percent, std::string text) {
-    d.items.push_back({finding, percent, std::move(text)});
+  // `message` is measured text (braces escaped) with a "{}" for each advice group.
+  auto add = [&d](Finding finding, double percent, std::string message,
+                  std::vector<std::vector<Advice>> advice = {}) {
+    d.items.push_back({finding, percent, std::move(message), std::move(advice)});
   };
   const double wait = r.stage_percent(Stage::data_wait);
   const double copy = r.stage_percent(Stage::copy);
   if (wait >= kInputBoundPercent) {
     d.bottleneck = Bottleneck::input;
     d.suggested_workers = suggested_workers(r, cores);
-    add(Finding::input_bound, wait, fmt::format("input-bound: {:.0f} % of step time waiting for data; {}", wait,
-                                worker_advice(r, cores)));
+    const std::string measured =
+        escaped(fmt::format("input-bound: {:.0f} % of step time waiting for data; ", wait));
+    if (d.suggested_workers == 0) {
+      add(Finding::input_bound, wait,
+          measured + escaped(fmt::format(
+                         "the {} workers already match the {} cores; make loading cheaper "
+                         "(decode once, lighter transforms) or use a machine with more cores",
+                         r.workers, cores)));
+    } else {
+      std::vector<Advice> advice{{Setting::loader_workers, std::to_string(d.suggested_workers)}};
+      if (r.on_gpu && !r.pin_memory) advice.push_back({Setting::pin_memory, "true"});
+      add(Finding::input_bound, wait, measured + "try {}", {advice});
+    }
   } else if (r.on_gpu && copy >= kCopyBoundPercent) {
     d.bottleneck = Bottleneck::copy;
-    add(Finding::copy_bound, copy, fmt::format("copy-bound: {:.0f} % of step time copying batches to the GPU; {}",
-                                copy,
-                                r.pin_memory ? "copies are already pinned; a smaller sample type "
-                                               "(uint8 images, converted on the GPU) would help"
-                                             : "try --pin-memory so copies overlap compute"));
+    const std::string measured = escaped(
+        fmt::format("copy-bound: {:.0f} % of step time copying batches to the GPU; ", copy));
+    if (r.pin_memory)
+      add(Finding::copy_bound, copy,
+          measured +
+              "copies are already pinned; a smaller sample type (uint8 images, converted on the "
+              "GPU) "
+              "would help");
+    else
+      add(Finding::copy_bound, copy, measured + "try {} so copies overlap compute",
+          {{{Setting::pin_memory, "true"}}});
   } else {
-    add(Finding::compute_bound, wait, fmt::format("compute-bound: the loader keeps up ({:.0f} % of step time waiting "
-                                "for data)",
-                                wait));
+    add(Finding::compute_bound, wait,
+        escaped(fmt::format(
+            "compute-bound: the loader keeps up ({:.0f} % of step time waiting for data)", wait)));
     if (!r.on_gpu && r.precision == "fp32" && r.cpu_bf16_instructions)
-      add(Finding::bf16_available, 0.0, "this CPU multiplies bf16 in hardware: --precision bf16 runs the matrix products and "
-                      "convolutions on it (bf16 inputs, fp32 accumulation and master weights; about 1e-2 "
-                      "relative error per product); bench --device=cpu --precision bf16 measures what it gives here");
+      add(Finding::bf16_available, 0.0,
+          "this CPU multiplies bf16 in hardware: {} runs the matrix products and convolutions on "
+          "it (bf16 "
+          "inputs, fp32 accumulation and master weights; about 1e-2 relative error per product); "
+          "{} "
+          "measures what it gives here",
+          {{{Setting::precision, "bf16"}}, {{Setting::measure_bf16, ""}}});
   }
   const double allreduce = r.stage_percent(Stage::allreduce);
   if (allreduce >= kCommunicationBoundPercent)
-    add(Finding::communication_bound, allreduce, fmt::format("communication-bound: {:.0f} % of step time in the gradient all-reduce; "
-                                "a larger --batch-size gives each exchange more compute to hide behind, "
-                                "fewer ranks on a slow link exchange less",
-                                allreduce));
+    add(Finding::communication_bound, allreduce,
+        escaped(fmt::format(
+            "communication-bound: {:.0f} % of step time in the gradient all-reduce; ", allreduce)) +
+            "a larger {} gives each exchange more compute to hide behind, fewer ranks on a slow "
+            "link "
+            "exchange less",
+        {{{Setting::batch_size, ""}}});
   if (r.on_gpu && r.gpu_memory_total_mib > 0 && r.gpu_memory_peak_mib > 0) {
     const double used = r.gpu_memory_peak_mib / r.gpu_memory_total_mib;
     if (used < kLowMemoryFraction) {
       // Assume memory grows with the batch (activations dominate); leave 20 % headroom.
       const auto factor = static_cast<std::uint64_t>(0.8 / used);
-      const std::uint64_t suggested = std::bit_floor(static_cast<std::uint64_t>(r.batch_size) * std::max<std::uint64_t>(factor, 1));
+      const std::uint64_t suggested = std::bit_floor(static_cast<std::uint64_t>(r.batch_size) *
+                                                     std::max<std::uint64_t>(factor, 1));
       if (suggested > static_cast<std::uint64_t>(r.batch_size)) {
         d.suggested_batch_size = static_cast<std::int64_t>(suggested);
-        add(Finding::larger_batch_fits, 100.0 * used, fmt::format("GPU memory {:.0f} % used: batch size {} would fit (--find-batch-size "
-                                    "measures it)",
-                                    100.0 * used, suggested));
+        add(Finding::larger_batch_fits, 100.0 * used,
+            escaped(fmt::format("GPU memory {:.0f} % used: batch size {} would fit ", 100.0 * used,
+                                suggested)) +
+                "({} measures it)",
+            {{{Setting::measure_batch, ""}}});
       }
     }
   }
-  if (r.on_gpu && r.gpu_utilization_percent >= 0 && r.gpu_utilization_percent < kLowGpuUtilization &&
-      wait < kInputBoundPercent)
-    add(Finding::low_gpu_utilization, r.gpu_utilization_percent, fmt::format("GPU utilisation {:.0f} %: kernels are too small to fill the GPU; a "
-                                "larger batch gives each launch more work",
-                                r.gpu_utilization_percent));
+  if (r.on_gpu && r.gpu_utilization_percent >= 0 &&
+      r.gpu_utilization_percent < kLowGpuUtilization && wait < kInputBoundPercent)
+    add(Finding::low_gpu_utilization, r.gpu_utilization_percent,
+        escaped(fmt::format(
+            "GPU utilisation {:.0f} %: kernels are too small to fill the GPU; a larger batch "
+            "gives each launch more work",
+            r.gpu_utilization_percent)));
   return d;
 }
 

@@ -1,8 +1,9 @@
 // The bottleneck diagnosis: from an epoch's measurements, what limits training and what to
-// change, in plain words — "input-bound: 81 % of step time waiting for data; try --workers 8
-// --pin-memory" — and as data a program can act on (the bottleneck, the findings, the suggested
-// worker count and batch size). A pure function of the report, so each rule is tested on
-// made-up figures.
+// change, as data a program can act on (the bottleneck, the findings, each finding's advice as
+// settings and values, the suggested worker count and batch size) and in plain words — "input-
+// bound: 81 % of step time waiting for data; try DataLoaderOptions::num_workers = 8". The words
+// for a setting are the caller's (SettingWords): the library names its API, an app its flags.
+// A pure function of the report, so each rule is tested on made-up figures.
 #pragma once
 
 #include <cstdint>
@@ -27,10 +28,41 @@ enum class Finding {
   low_gpu_utilization,  // kernels too small to fill the GPU
 };
 
+// A setting the diagnosis advises, and the value it advises for it.
+enum class Setting {
+  loader_workers,  // DataLoaderOptions::num_workers
+  pin_memory,      // DataLoaderOptions::pin_memory (value "true")
+  precision,       // TrainerOptions::precision (value "bf16")
+  batch_size,      // DataLoaderOptions::batch_size (value empty: "a larger one")
+  measure_bf16,    // how to measure what bf16 gives on this CPU
+  measure_batch,   // how to measure the largest batch that fits
+  epochs,          // the epochs fit() trains in all
+};
+
+struct Advice {
+  Setting setting;
+  std::string value;
+};
+
+// How advice is put in words: one phrase per piece, and how a group of pieces is joined.
+class SettingWords {
+ public:
+  virtual ~SettingWords() = default;
+  virtual std::string phrase(const Advice& advice) const;  // "DataLoaderOptions::num_workers = 8"
+  virtual std::string join(const std::vector<std::string>& phrases) const;  // "a and b"
+};
+// The library's own words: fields and values of its API.
+const SettingWords& api_setting_words();
+
 struct DiagnosisItem {
   Finding finding;
   double percent = 0.0;  // the figure it rests on (% of step time, of GPU memory, utilisation)
-  std::string text;      // one line in plain words: what was measured and what to change
+  // What was measured and what to change, with one "{}" for each group of `advice`, which
+  // text() fills with `words`.
+  std::string message;
+  std::vector<std::vector<Advice>> advice;
+
+  std::string text(const SettingWords& words = api_setting_words()) const;
 };
 
 struct Diagnosis {
@@ -40,8 +72,9 @@ struct Diagnosis {
   std::vector<DiagnosisItem> items;       // the bottleneck first
 
   bool has(Finding finding) const;
-  std::vector<std::string> lines() const;  // the items' texts
-  std::string text() const;                // "diagnosis:\n  <line>\n..."
+  // The items' texts, and all of them as "diagnosis:\n  <line>\n...".
+  std::vector<std::string> lines(const SettingWords& words = api_setting_words()) const;
+  std::string text(const SettingWords& words = api_setting_words()) const;
 };
 
 std::string_view bottleneck_name(Bottleneck bottleneck);  // "input", "copy", "compute"

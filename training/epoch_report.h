@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kiln/core/step_profiler.h"
+#include "kiln/training/step_profiler.h"
 
 namespace kiln {
 
@@ -29,7 +29,7 @@ struct EpochReport {
   double samples_per_s = 0.0;
   double train_loss = NAN, train_accuracy = NAN;
   double test_loss = NAN, test_accuracy = NAN;  // accuracy NaN for float targets (regression)
-  bool test_split = true;  // false: no test split was given (--test-share 0): nothing evaluated
+  bool test_split = true;  // false: no test split was given (a test share of 0): nothing evaluated
 
   StageTotals stages;              // milliseconds per stage over the epoch
   double process_cpu_percent = 0;  // CPU time of the process / (wall time * cores), in %

@@ -37,7 +37,7 @@ std::string format_stage_table(const EpochReport& r) {
   for (std::size_t i = 0; i < kStageCount; ++i) {
     const auto s = static_cast<Stage>(i);
     if (s == Stage::allreduce && r.stages[s] == 0.0) continue;  // shown only when distributed
-    if (s == Stage::graph && r.stages[s] == 0.0) continue;      // shown only with --cuda-graph
+    if (s == Stage::graph && r.stages[s] == 0.0) continue;      // shown only with TrainerOptions::cuda_graph
     if (s == Stage::copy && !r.on_gpu) continue;                 // the CPU copies nothing
     t += fmt::format("  {:<20} {:>9.2f} {:>7.1f}%\n", stage_name(s), r.stages[s] / 1000.0, r.stage_percent(s));
   }

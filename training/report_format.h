@@ -1,5 +1,5 @@
 // How an epoch's figures are shown: the one-line summary, the per-stage table of the article's
-// measurement, and the JSON object of the --log-json lines.
+// measurement, and the JSON object of the JSON log lines (TrainerOptions::log_json).
 #pragma once
 
 #include <string>
@@ -14,7 +14,7 @@ std::string epoch_label(std::int64_t epoch, std::int64_t epochs);
 std::string format_epoch_summary(const EpochReport& r, std::int64_t epochs);
 // Stage, seconds and % of step time, then CPU (and GPU) utilisation and memory.
 std::string format_stage_table(const EpochReport& r);
-// One line of JSON (no newline): what --log-json appends per epoch.
+// One line of JSON (no newline): what TrainerOptions::log_json appends per epoch.
 std::string to_json_line(const EpochReport& r);
 
 }  // namespace kiln

@@ -1,29 +1,29 @@
 // The training loop. One epoch: for each batch, forward + loss, backward, optimizer step, each a
-// profiled stage; running metrics stay on the device and are read twice a second for the progress
-// line. After the epoch: evaluation, the checkpoint, the report, the JSON line and the hooks.
+// profiled stage, then the observers' on_step_end (the NaN guard first); running metrics stay on
+// the device and are read twice a second for the progress line. After the epoch: evaluation,
+// the checkpoint, the report, then the observers' on_epoch_end (the JSON log, yours, the hooks).
 #include "kiln/training/trainer.h"
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cmath>
-#include <cstring>
-#include <fstream>
+#include <iostream>
 #include <ostream>
 #include <thread>
 #include <unordered_map>
 
 #include "kiln/core/cpu_compute.h"
-#include "kiln/core/gpu_monitor.h"
 #include "kiln/core/memory.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/parallel.h"
-#include "kiln/dist/communicator.h"
-#include "kiln/dist/data_parallel.h"
-#include "kiln/dist/gradient_reducer.h"
+#include "kiln/distributed/communicator.h"
+#include "kiln/distributed/data_parallel.h"
+#include "kiln/distributed/gradient_reducer.h"
 #include "kiln/training/checkpoint.h"
+#include "kiln/training/gpu_monitor.h"
 #include "kiln/training/graphed_step.h"
+#include "kiln/training/json_log.h"
+#include "kiln/training/nan_guard.h"
 #include "kiln/training/report_format.h"
 
 namespace kiln {
@@ -35,43 +35,49 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 int machine_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-void check_finite(float loss, std::int64_t epoch, std::int64_t step, std::int64_t last_checked) {
-  if (std::isfinite(loss)) return;
-  KILN_THROW("the loss became {} in epoch {} at step {}{}; lower --lr (now too large for this "
-             "model) or check the data for NaN values",
-             loss, epoch, step,
-             step - last_checked > 1 ? fmt::format(" (checked every few steps: after step {})", last_checked) : "");
+// Whether `out` writes to a terminal: the standard streams when their file is one; any other
+// stream (a file, a string) never.
+bool writes_to_terminal(const std::ostream* out) {
+  if (out == &std::cout) return isatty(STDOUT_FILENO) != 0;
+  if (out == &std::cerr || out == &std::clog) return isatty(STDERR_FILENO) != 0;
+  return false;
 }
 
-void append_json_line(const std::string& path, const EpochReport& report) {
-  std::ofstream log(path, std::ios::app);
-  KILN_CHECK(log.good(), "cannot append to --log-json file '{}'", path);
-  log << to_json_line(report) << "\n" << std::flush;
-  KILN_CHECK(log.good(), "writing to --log-json file '{}' failed (disk full?)", path);
-}
+// on_epoch_end(hook) as an observer.
+class EpochHookObserver : public TrainingObserver {
+ public:
+  explicit EpochHookObserver(Trainer::EpochHook hook) : hook_(std::move(hook)) {}
+  void on_epoch_end(Trainer& trainer, const EpochReport& report) override { hook_(trainer, report); }
 
-std::string setting(const TrainerOptions& o, const std::string& flag) {
-  const auto it = o.settings.find(flag);
-  return it == o.settings.end() ? std::string() : it->second;
-}
+ private:
+  Trainer::EpochHook hook_;
+};
 
 // Throws kiln::Error listing every setting recorded in `saved` that differs from this run's.
-// Checkpoints written before kiln recorded settings name only model, data, batch and optimizer.
+// Checkpoints written before kiln recorded settings are compared by their run description alone:
+// model, data, batch and optimizer.
 void check_resumable(const TrainerOptions& o, const TrainingState& saved) {
-  std::map<std::string, std::string> recorded = saved.settings;
-  recorded.insert({{"--model", saved.model},
-                   {"--data", saved.data},
-                   {"--batch-size", std::to_string(saved.batch_size)},
-                   {"--optimizer", saved.optimizer}});
   std::vector<std::string> differences;
-  for (const auto& [flag, now] : o.settings) {
-    const auto it = recorded.find(flag);
-    if (it != recorded.end() && it->second != now)
-      differences.push_back(fmt::format("{} {} (this run: {})", flag, it->second, now));
+  auto compare = [&](const char* name, const std::string& recorded, const std::string& now) {
+    if (!recorded.empty() && !now.empty() && recorded != now)
+      differences.push_back(fmt::format("{} {} (this run: {})", name, recorded, now));
+  };
+  if (saved.settings.empty()) {
+    const RunDescription& run = o.run;
+    compare("TrainerOptions::run.batch_size", std::to_string(saved.batch_size),
+            run.batch_size > 0 ? std::to_string(run.batch_size) : "");
+    compare("TrainerOptions::run.data", saved.data, run.data);
+    compare("TrainerOptions::run.model", saved.model, run.model);
+    compare("TrainerOptions::run.optimizer", saved.optimizer, run.optimizer);
+  }
+  for (const auto& [name, now] : o.settings) {
+    const auto it = saved.settings.find(name);
+    if (it != saved.settings.end() && it->second != now)
+      differences.push_back(fmt::format("{} {} (this run: {})", name, it->second, now));
   }
   KILN_CHECK(differences.empty(),
              "the checkpoint in '{}' was made with {}; resume with the checkpoint's settings, or "
-             "start fresh in another --checkpoint folder",
+             "start fresh in another TrainerOptions::checkpoint_dir folder",
              o.checkpoint_dir, fmt::join(differences, ", "));
 }
 
@@ -89,19 +95,18 @@ struct Trainer::Impl {
   std::unique_ptr<LrSchedule> schedule;
   std::unique_ptr<GradientReducer> reducer;  // data-parallel runs only
   bool replicas_ready = false;               // weights broadcast, reducer wired
-  FaultInjection faults;
   StepProfiler profiler;
   RunningMetrics metrics;
   std::unique_ptr<GraphedStep> graphed;           // cuda_graph only
   std::unique_ptr<CheckpointFolder> checkpoints;  // rank 0 with a folder only
   TrainingState state;
-  std::vector<EpochHook> hooks;
+  std::vector<std::shared_ptr<TrainingObserver>> observers;
   bool stop_requested = false;
   std::int64_t steps_left_hint = 1000;  // the recorded update's rows, outside fit_epoch
   std::int64_t global_batch = 0;        // the last step's batch over all ranks
   std::int64_t planned_epochs = 0;      // fit()'s target, for the epoch lines (0: unknown)
   bool interrupted = false;             // the last epoch was ended by a stop request
-  bool tty = isatty(STDOUT_FILENO) != 0;
+  bool tty = writes_to_terminal(o.out);
 
   Impl(Module& m, Optimizer& opt, Loss& l, TrainerOptions options, std::unique_ptr<Communicator> single)
       : model(m), optimizer(opt), loss(l), o(std::move(options)), own_comm(std::move(single)),
@@ -110,6 +115,7 @@ struct Trainer::Impl {
         schedule(constant_lr(opt.lr())), profiler(device), metrics(device) {}
 
   std::ostream* out() const { return root ? o.out : nullptr; }
+  const SettingWords& words() const { return o.setting_words ? *o.setting_words : api_setting_words(); }
 
   Tensor as_input(const Tensor& x) const {
     if (o.input_shape.rank() == 0) return x;
@@ -189,7 +195,8 @@ struct Trainer::Impl {
           optimizer.record_step(g.scalars.rows());
         });
       } catch (const Error& e) {
-        KILN_THROW("--cuda-graph: recording the training step failed: {}; train without --cuda-graph",
+        KILN_THROW("TrainerOptions::cuda_graph: recording the training step failed: {}; train without "
+                   "TrainerOptions::cuda_graph",
                    e.what());
       }
     }
@@ -206,7 +213,7 @@ struct Trainer::Impl {
 
   Tensor train_step(const Batch& batch, std::int64_t steps_left) {
     prepare_replicas();
-    faults.at_step(comm.rank(), state.global_step);
+    if (o.before_step) o.before_step(comm.rank(), state.global_step);
     optimizer.set_lr(schedule->lr_at(state.global_step));  // a replayed update reads its rows
     Tensor mean_loss = graphed ? graphed_step(batch, steps_left) : eager_step(batch);
     ++state.global_step;
@@ -279,7 +286,7 @@ struct Trainer::Impl {
   }
 
   // The training half of an epoch; `interrupted` when a stop request ended it early.
-  EpochReport train_epoch(DataLoader& train, bool& interrupted) {
+  EpochReport train_epoch(Trainer& owner, DataLoader& train, bool& interrupted) {
     EpochReport report = begin_report(train);
     train.set_epoch(state.epoch);
     train.reset_stats();
@@ -294,10 +301,10 @@ struct Trainer::Impl {
     auto last_print = start;
     const std::int64_t total = train.batches_per_epoch();
     const std::int64_t steps = steps_per_epoch(train);
-    const std::int64_t check_every = device.is_cpu() ? 1 : 50;  // a GPU read is a sync
+    const std::int64_t check_every = device.is_cpu() ? 1 : 50;  // the ranks' stop agreement, below
     const std::int64_t skip = state.batches_done;
     const bool show_progress = out() != nullptr && o.progress && tty;
-    std::int64_t done = 0, last_checked = 0;
+    std::int64_t done = 0;
     for (const Batch& batch : train) {
       if (done < skip) {  // resuming inside an epoch: the order is the same, so skip what was trained
         ++done;
@@ -306,10 +313,8 @@ struct Trainer::Impl {
       const Tensor mean_loss = train_step(batch, steps - done);
       ++done;
       report.samples += batch.x.size(0) * comm.world_size();
-      if (done % check_every == 0 || done == total) {
-        check_finite(mean_loss.item(), state.epoch + 1, done, last_checked);
-        last_checked = done;
-      }
+      const StepEnd step_end{state.epoch + 1, done, total, mean_loss};
+      for (const auto& observer : observers) observer->on_step_end(owner, step_end);
       if (show_progress && seconds_since(last_print) > 0.5) {
         print_progress(done, total, report.batch_size, start);
         last_print = Clock::now();
@@ -341,12 +346,11 @@ struct Trainer::Impl {
 
   void save_checkpoint_now() {
     TrainingState s = state;
-    s.model = setting(o, "--model");
-    s.data = setting(o, "--data");
-    s.optimizer = setting(o, "--optimizer").empty() ? optimizer.describe() : setting(o, "--optimizer");
+    s.model = o.run.model;
+    s.data = o.run.data;
+    s.optimizer = o.run.optimizer.empty() ? optimizer.describe() : o.run.optimizer;
     s.batch_size = std::max<std::int64_t>(global_batch, 1);
-    const std::string seed = setting(o, "--seed");
-    s.seed = seed.empty() ? 0 : std::stoull(seed);
+    s.seed = o.run.seed;
     s.settings = o.settings;
     save_checkpoint(*checkpoints, model, optimizer, s);
   }
@@ -367,12 +371,12 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
              r.comm.describe(), r.comm.device().str());
   const MatmulPrecision precision = o.precision.value_or(matmul_precision());
   KILN_CHECK(precision != MatmulPrecision::tf32 || r.device.is_cuda(),
-             "--precision tf32 is a GPU tensor-core format the CPU does not have; use --precision fp32 or "
-             "bf16");
-  KILN_CHECK(o.keep_checkpoints >= 1, "--keep-checkpoints must be at least 1, found {}", o.keep_checkpoints);
-  KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576, "--bucket-mb must be in (0, 1048576] MiB, found {}",
+             "TrainerOptions::precision = MatmulPrecision::tf32 is a GPU tensor-core format the CPU does not "
+             "have; use TrainerOptions::precision = MatmulPrecision::fp32 or bf16");
+  KILN_CHECK(o.keep_checkpoints >= 1, "TrainerOptions::keep_checkpoints must be at least 1, found {}", o.keep_checkpoints);
+  KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576, "TrainerOptions::bucket_mb must be in (0, 1048576] MiB, found {}",
              o.bucket_mb);
-  KILN_CHECK(o.max_steps >= 0, "max_steps must be >= 0 (0: whole epochs), found {}", o.max_steps);
+  KILN_CHECK(o.max_steps >= 0, "TrainerOptions::max_steps must be >= 0 (0: whole epochs), found {}", o.max_steps);
   for (const Parameter* p : optimizer.parameters())
     KILN_CHECK(p->value.device() == r.device,
                "parameter '{}' is on {} but the trainer trains on {}: call model.to(device) before building "
@@ -381,21 +385,20 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
   set_matmul_precision(precision);
   if (o.cuda_graph) {
     KILN_CHECK(r.device.is_cuda(),
-               "--cuda-graph records GPU work and the CPU runs each op as it comes; use it with --device=gpu");
+               "TrainerOptions::cuda_graph records GPU work and the CPU runs each op as it comes; use it with "
+               "TrainerOptions::device on a GPU");
     KILN_CHECK(r.comm.is_single_process(),
-               "--cuda-graph trains in one process on one GPU, and data-parallel gradients are exchanged "
-               "from inside backward; drop --cuda-graph or the other ranks");
+               "TrainerOptions::cuda_graph trains in one process on one GPU, and data-parallel gradients are exchanged "
+               "from inside backward; drop TrainerOptions::cuda_graph or the other ranks");
     const std::string blocker = model.graph_capture_blocker();
-    KILN_CHECK(blocker.empty(), "--cuda-graph cannot replay this model: {}; drop --cuda-graph", blocker);
+    KILN_CHECK(blocker.empty(), "TrainerOptions::cuda_graph cannot replay this model: {}; drop TrainerOptions::cuda_graph", blocker);
     r.graphed = std::make_unique<GraphedStep>();
   }
   model.set_input_grad_wanted(false);  // the input is data: no gradient of it to make
+  // A GPU read of the loss is a sync: there it is checked every 50 steps.
+  r.observers.push_back(std::make_shared<NanGuard>(r.device.is_cpu() ? 1 : 50));
   if (r.root) {  // every output opened before any work, so a bad path never costs an epoch
-    if (!o.log_json.empty()) {
-      std::ofstream log(o.log_json, std::ios::app);
-      KILN_CHECK(log.good(), "cannot open --log-json file '{}' for appending: {} (does its folder exist?)",
-                 o.log_json, std::strerror(errno));
-    }
+    if (!o.log_json.empty()) r.observers.push_back(std::make_shared<JsonLog>(o.log_json));
     if (!o.checkpoint_dir.empty())
       r.checkpoints = std::make_unique<CheckpointFolder>(o.checkpoint_dir, o.keep_checkpoints);
   }
@@ -439,7 +442,7 @@ EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
   r.settle_position(train);
   bool& interrupted = r.interrupted;
   interrupted = false;
-  EpochReport report = r.train_epoch(train, interrupted);
+  EpochReport report = r.train_epoch(*this, train, interrupted);
   report.test_split = test != nullptr;
   if (test != nullptr && !interrupted) {
     const auto values = evaluate(*test);
@@ -453,20 +456,20 @@ EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
   // Saved before the lines that announce the epoch: a run killed in between loses no work.
   if (r.checkpoints) r.save_checkpoint_now();
   if (std::ostream* out = r.out()) *out << format_epoch_summary(report, r.planned_epochs) << "\n" << format_stage_table(report) << std::flush;
-  if (r.root && !r.o.log_json.empty()) append_json_line(r.o.log_json, report);
-  for (const EpochHook& hook : r.hooks) hook(*this, report);
+  for (const auto& observer : r.observers) observer->on_epoch_end(*this, report);
   return report;
 }
 
 FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test) {
   Impl& r = *impl_;
-  KILN_CHECK(epochs >= 1, "--epochs must be at least 1, found {}", epochs);
+  KILN_CHECK(epochs >= 1, "fit's epochs must be at least 1, found {}", epochs);
   r.settle_position(train);
   r.stop_requested = false;
   r.planned_epochs = epochs;
   FitResult result;
   if (r.state.epoch >= epochs && r.out())
-    *r.out() << fmt::format("nothing to train: the checkpoint holds all {} epochs (raise --epochs)\n", r.state.epoch);
+    *r.out() << fmt::format("nothing to train: the checkpoint holds all {} epochs (raise {})\n", r.state.epoch,
+                            r.words().phrase({Setting::epochs, ""}));
   while (r.state.epoch < epochs) {
     result.epochs.push_back(fit_epoch(train, test));
     if (r.interrupted) {
@@ -480,7 +483,7 @@ FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test)
   }
   if (!result.epochs.empty()) {
     result.diagnosis = diagnose(result.epochs.back());
-    if (std::ostream* out = r.out()) *out << result.diagnosis.text() << std::flush;
+    if (std::ostream* out = r.out()) *out << result.diagnosis.text(r.words()) << std::flush;
   }
   return result;
 }
@@ -493,7 +496,7 @@ void Trainer::save() {
 
 bool Trainer::resume() {
   Impl& r = *impl_;
-  KILN_CHECK(!r.o.checkpoint_dir.empty(), "resuming needs a checkpoint folder (--checkpoint DIR)");
+  KILN_CHECK(!r.o.checkpoint_dir.empty(), "resuming needs a checkpoint folder (TrainerOptions::checkpoint_dir)");
   const std::optional<SavedCheckpoint> saved = read_checkpoint(r.o.checkpoint_dir);
   if (!saved) return false;
   check_resumable(r.o, saved->state);
@@ -509,7 +512,11 @@ bool Trainer::resume() {
   return true;
 }
 
-void Trainer::on_epoch_end(EpochHook hook) { impl_->hooks.push_back(std::move(hook)); }
+void Trainer::add_observer(std::shared_ptr<TrainingObserver> observer) {
+  KILN_CHECK(observer != nullptr, "Trainer::add_observer with a null observer");
+  impl_->observers.push_back(std::move(observer));
+}
+void Trainer::on_epoch_end(EpochHook hook) { add_observer(std::make_shared<EpochHookObserver>(std::move(hook))); }
 void Trainer::request_stop() { impl_->stop_requested = true; }
 
 std::int64_t Trainer::steps_per_epoch(const DataLoader& train) const { return impl_->steps_per_epoch(train); }

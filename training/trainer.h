@@ -4,7 +4,8 @@
 // accuracy), and the diagnosis says what limits training and what to change. It checks the loss
 // for NaN, writes checkpoints and resumes from them, can replay each step as one CUDA graph, and
 // trains as one rank of a data-parallel job when given a Communicator. The train app is a thin
-// shell over it (training/train_options.h builds the objects from its flags).
+// shell over it (apps/train/ builds the objects from its flags). Its messages and advice name
+// this API (TrainerOptions::precision); an app words them as its flags.
 //
 //   kiln::Trainer trainer(model, optimizer, loss, {.device = kiln::Device::cpu(), .out = &std::cout});
 //   kiln::FitResult result = trainer.fit(train_loader, 10, &test_loader);
@@ -30,11 +31,22 @@
 #include "kiln/optim/optimizer.h"
 #include "kiln/training/diagnosis.h"
 #include "kiln/training/epoch_report.h"
+#include "kiln/training/observer.h"
 #include "kiln/training/training_state.h"
 
 namespace kiln {
 
 class Communicator;
+
+// What a run is, recorded in every checkpoint. Compared by resume() with checkpoints that predate
+// TrainerOptions::settings (empty or 0 fields are not compared).
+struct RunDescription {
+  std::string model;          // the model's spec when it was built from one (spec/model_spec.h)
+  std::string data;           // the data's spec (spec/data_spec.h)
+  std::string optimizer;      // its name; empty: the optimizer's describe()
+  std::uint64_t seed = 0;
+  std::int64_t batch_size = 0;  // the global batch
+};
 
 struct TrainerOptions {
   // Where the model trains: its parameters (and so the optimizer's) must already live there
@@ -54,17 +66,24 @@ struct TrainerOptions {
   // lifetime: another run, or a second Trainer, on the same folder is refused.
   std::string checkpoint_dir;
   int keep_checkpoints = 2;    // the newest checkpoints kept there
-  // Settings that change a run's numbers, recorded in every checkpoint and compared by resume()
-  // ({"--lr", "0.05"}, ...): a checkpoint made with other values is refused, naming them.
+  RunDescription run;
+  // Settings that change a run's numbers, by names of the caller's choosing ({"lr", "0.05"}, ...),
+  // recorded in every checkpoint and compared by resume(): a checkpoint made with other values is
+  // refused, naming them.
   std::map<std::string, std::string> settings;
   std::string log_json;        // append one JSON line per epoch (empty: none)
   std::ostream* out = nullptr;  // epoch lines, stage tables, diagnosis (null: silent)
-  bool progress = true;         // a progress line on `out` twice a second when stdout is a terminal
+  bool progress = true;         // a progress line on `out` twice a second when `out` is a terminal
+  // How printed advice (the diagnosis) names settings; null: by this API's fields.
+  const SettingWords* setting_words = nullptr;
   // Data parallelism: this process's rank. Gradients are averaged over the ranks, metrics summed,
   // only rank 0 prints, logs and writes checkpoints. Null: this process alone.
   Communicator* comm = nullptr;
   double bucket_mb = 25;        // gradient all-reduce bucket size
   std::int64_t max_steps = 0;   // steps per epoch at most (0: whole epochs)
+  // Called before each training step with this rank and the global step (0-based): a hook for
+  // tests of failure handling (the train app injects faults through it). Empty: none.
+  std::function<void(int rank, std::int64_t step)> before_step;
   // Polled after every step: when set, the step finishes, a checkpoint is saved (with a folder)
   // and fit() returns with `interrupted`. A Ctrl-C handler sets it.
   const std::atomic<bool>* stop = nullptr;
@@ -110,7 +129,12 @@ class Trainer {
   // one or one made with other settings.
   bool resume();
 
-  // Called after each epoch (its evaluation and checkpoint done) with the epoch's report.
+  // Watches every step and epoch from now on (training/observer.h), after the observers the
+  // options make (the NaN guard; the JSON log with TrainerOptions::log_json) and those added
+  // before: early stopping (training/early_stopping.h) or one of your own.
+  void add_observer(std::shared_ptr<TrainingObserver> observer);
+  // Called after each epoch (its evaluation and checkpoint done) with the epoch's report: an
+  // observer of on_epoch_end alone.
   using EpochHook = std::function<void(Trainer&, const EpochReport&)>;
   void on_epoch_end(EpochHook hook);
   // Ends fit() after the current epoch (from a hook: early stopping).

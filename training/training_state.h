@@ -30,12 +30,12 @@ struct TrainingState {
   std::int64_t optimizer_steps = 0;
   std::uint64_t seed = 0;
   std::uint64_t generator_offset = 0;  // the training Generator's counter (dropout masks)
-  std::string model;                   // the --model spec, checked on resume
-  std::string data;                    // the --data spec, checked on resume
+  std::string model;                   // the model spec (RunDescription::model), checked on resume
+  std::string data;                    // the data spec (RunDescription::data), checked on resume
   std::int64_t batch_size = 0;
   std::string optimizer;
-  // Every setting that changes the numbers of a resumed run, by flag: {"--lr", "0.05"}, ...
-  // Empty in checkpoints written before kiln recorded them.
+  // Every setting that changes the numbers of a resumed run, by the caller's names
+  // (TrainerOptions::settings). Empty in checkpoints written before kiln recorded them.
   std::map<std::string, std::string> settings;
   // Module::generators() by path ("layers.11.mask"); empty in checkpoints written before kiln
   // recorded them (a resumed run's dropout masks then restart).

@@ -8,7 +8,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/memory.h"
-#include "kiln/data/data_spec.h"
+#include "kiln/spec/data_spec.h"
 
 namespace kiln {
 

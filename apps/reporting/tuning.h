@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <vector>
 
-#include "kiln/training/train_options.h"
+#include "kiln/apps/train/train_options.h"
 
 namespace kiln {
 

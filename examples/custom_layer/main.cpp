@@ -41,8 +41,6 @@ class GatedLinear : public kiln::Module {
     kiln::Tensor& dg = reuse(dg_, dy.shape());
     kiln::binary(kiln::BinaryOp::mul, dy, a_, dg);  // dy * a ...
     if (!broken_) kiln::activation_backward(kiln::Activation::sigmoid, g_, sigmoid_, dg, dg);  // ... * s'(g)
-    value_->set_input_grad_wanted(input_grad_wanted());
-    gate_->set_input_grad_wanted(input_grad_wanted());
     const kiln::Tensor dx_value = value_->backward(da);
     const kiln::Tensor dx_gate = gate_->backward(dg);
     if (!input_grad_wanted()) return {};

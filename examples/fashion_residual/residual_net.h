@@ -6,6 +6,7 @@
 #include <memory>
 
 #include <kiln/kiln.h>
+#include <kiln/spec.h>
 
 inline std::shared_ptr<kiln::Sequential> residual_net(kiln::Generator& gen) {
   auto net = std::make_shared<kiln::Sequential>();

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kiln/core/error.h"
-#include "kiln/training/safetensors_header.h"
+#include "kiln/io/safetensors_header.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

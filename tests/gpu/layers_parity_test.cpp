@@ -19,7 +19,7 @@
 #include "kiln/layers/pool2d.h"
 #include "kiln/models/residual.h"
 #include "kiln/models/sequential.h"
-#include "kiln/models/model_spec.h"
+#include "kiln/spec/model_spec.h"
 #include "tests/gpu/gpu_parity.h"
 
 namespace kiln {

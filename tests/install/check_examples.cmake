@@ -59,6 +59,9 @@ file(REMOVE_RECURSE ${checkpoints})
 step("run train_residual" ${fashion_residual_build}/train_residual ${checkpoints})
 step("run predict_residual" ${fashion_residual_build}/predict_residual ${checkpoints})
 
+build_example(tensor_dataset)  # the README's example: own data in memory, own model, Trainer
+step("run tensor_dataset" ${tensor_dataset_build}/tensor_dataset)
+
 build_example(custom_layer)  # a layer of its own through the public gradient checker
 step("run custom_layer" ${custom_layer_build}/custom_layer)
 

@@ -109,21 +109,19 @@ TEST(Loss, ATargetOfTheOtherKindSaysWhichLossToUse) {
   const Tensor values = kiln::testing::random_tensor({3, 1}, 8);
   std::unique_ptr<kiln::Loss> mse = kiln::make_loss("mse");
   EXPECT_CONTAINS(kiln::testing::error_message([&] { mse->forward(output, labels); }),
-                  "MSELoss needs float targets, found class labels int32 (3,): use --loss "
-                  "cross-entropy");
+                  "MSELoss needs float targets, found class labels int32 (3,): use CrossEntropyLoss");
   EXPECT_EQ(mse->forward(output, values).shape(), Shape{});  // a scalar, as cross-entropy's
   std::unique_ptr<kiln::Loss> ce = kiln::make_loss("ce");
   EXPECT_CONTAINS(kiln::testing::error_message([&] { ce->forward(output, values); }),
                   "CrossEntropyLoss needs class labels (int32), found float targets float32 "
-                  "(3, 1): use --loss mse");
+                  "(3, 1): use MSELoss");
   EXPECT_CONTAINS(kiln::testing::error_message([&] {
                     mse->forward(output, kiln::testing::random_tensor({3, 2}, 9));
                   }),
                   "MSELoss: the prediction is (3, 1) but the target (3, 2)");
   EXPECT_CONTAINS(
       kiln::testing::error_message([&] { kiln::check_loss_fits_targets(*mse, true, "CSV t.csv"); }),
-      "MSELoss needs float targets, but CSV t.csv has class labels: use --loss "
-      "cross-entropy");
+      "MSELoss needs float targets, but CSV t.csv has class labels: use CrossEntropyLoss");
   EXPECT_NO_THROW(kiln::check_loss_fits_targets(*ce, true, "CSV t.csv"));
 }
 

@@ -188,3 +188,52 @@ TEST(Module, GraphCaptureBlockerFindsADropoutAtAnyDepth) {
   net->emplace<Residual>(deep);
   EXPECT_EQ(net->graph_capture_blocker(), "Dropout(p=0.25): its mask must change every step");
 }
+
+namespace {
+// A module of one's own, as a user writes it: two Linear children in a chain, and nothing in its
+// backward about input gradients.
+class Chain : public Module {
+ public:
+  explicit Chain(kiln::Generator& gen)
+      : first_(std::make_shared<kiln::Linear>(5, 4, gen)),
+        second_(std::make_shared<kiln::Linear>(4, 3, gen)) {
+    register_module("first", first_);
+    register_module("second", second_);
+  }
+  std::string describe() const override { return "Chain"; }
+  kiln::Shape output_shape(const kiln::Shape& input) const override {
+    return second_->output_shape(first_->output_shape(input));
+  }
+  const kiln::Linear& first() const { return *first_; }
+  const kiln::Linear& second() const { return *second_; }
+
+ protected:
+  Tensor forward_impl(const Tensor& x) override { return second_->forward(first_->forward(x)); }
+  Tensor backward_impl(const Tensor& dy) override {
+    return first_->backward(second_->backward(dy));
+  }
+
+ private:
+  std::shared_ptr<kiln::Linear> first_, second_;
+};
+}  // namespace
+
+// The child fed the data skips its input gradient; the child fed the first one's output gives
+// its own; and the parameter gradients are those of a run that computes every input gradient.
+TEST(Module, RegisteredChildrenTakeTheInputGradientWishFromTheirParent) {
+  std::map<bool, std::vector<std::vector<float>>> grads;
+  for (const bool wanted : {true, false}) {
+    kiln::Generator gen(21);
+    Chain net(gen);
+    net.set_input_grad_wanted(wanted);
+    net.zero_grad();
+    net.forward(kiln::testing::random_tensor({7, 5}, 22));
+    EXPECT_EQ(net.first().input_grad_wanted(), wanted);
+    EXPECT_TRUE(net.second().input_grad_wanted());
+    const Tensor dx = net.backward(kiln::testing::random_tensor({7, 3}, 23));
+    EXPECT_EQ(dx.defined(), wanted);
+    for (const kiln::Parameter* p : net.parameters())
+      grads[wanted].push_back(p->grad.to_vector<float>());
+  }
+  EXPECT_EQ(grads[true], grads[false]);
+}

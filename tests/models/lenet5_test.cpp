@@ -4,7 +4,7 @@
 
 #include "kiln/core/ops.h"
 #include "kiln/layers/cross_entropy_loss.h"
-#include "kiln/models/model_spec.h"
+#include "kiln/spec/model_spec.h"
 #include "tests/support/tensor_testing.h"
 
 using kiln::Shape;

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "kiln/dist/mpi_communicator.h"
-#include "kiln/training/safetensors.h"
-#include "kiln/training/train_options.h"
+#include "kiln/distributed/mpi_communicator.h"
+#include "kiln/io/safetensors.h"
+#include "kiln/apps/train/train_options.h"
 #include "tests/support/tensor_testing.h"
 #include "tests/support/train_testing.h"
 

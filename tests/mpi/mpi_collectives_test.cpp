@@ -2,7 +2,7 @@
 // ranks of odd-sized tensors, broadcast from a rank other than 0, host values and the barrier.
 #include <gtest/gtest.h>
 
-#include "kiln/dist/mpi_communicator.h"
+#include "kiln/distributed/mpi_communicator.h"
 #include "tests/support/tensor_testing.h"
 
 namespace {

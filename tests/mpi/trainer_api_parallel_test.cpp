@@ -3,7 +3,7 @@
 // its shard of every batch, ends with the weights this process reaches alone at the global batch.
 #include <gtest/gtest.h>
 
-#include "kiln/dist/mpi_communicator.h"
+#include "kiln/distributed/mpi_communicator.h"
 #include "kiln/layers/activations.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/linear.h"

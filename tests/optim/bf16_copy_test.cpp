@@ -13,7 +13,7 @@
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/precision.h"
 #include "kiln/layers/linear.h"
-#include "kiln/optim/make_optimizer.h"
+#include "kiln/spec/optimizer_spec.h"
 #include "tests/optim/optim_testing.h"
 
 namespace kiln {

@@ -8,6 +8,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/optim/lr_schedule.h"
+#include "kiln/spec/schedule_spec.h"
 
 namespace kiln {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kiln/optim/adam.h"
-#include "kiln/optim/make_optimizer.h"
+#include "kiln/spec/optimizer_spec.h"
 #include "kiln/optim/sgd.h"
 #include "tests/optim/optim_testing.h"
 #include "tests/support/error_testing.h"

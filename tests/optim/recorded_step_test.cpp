@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "kiln/optim/lr_schedule.h"
-#include "kiln/optim/make_optimizer.h"
+#include "kiln/spec/optimizer_spec.h"
 #include "kiln/optim/sgd.h"
 #include "kiln/optim/step_scalars.h"
 #include "tests/optim/optim_testing.h"

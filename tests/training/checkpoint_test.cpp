@@ -11,9 +11,9 @@
 #include <iterator>
 
 #include "kiln/core/ops.h"
-#include "kiln/models/model_spec.h"
-#include "kiln/training/safetensors.h"
-#include "kiln/optim/make_optimizer.h"
+#include "kiln/spec/model_spec.h"
+#include "kiln/io/safetensors.h"
+#include "kiln/spec/optimizer_spec.h"
 #include "tests/support/error_testing.h"
 #include "tests/support/train_testing.h"
 

@@ -8,7 +8,7 @@
 
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/precision.h"
-#include "kiln/training/train_options.h"
+#include "kiln/apps/train/train_options.h"
 #include "tests/support/train_testing.h"
 
 namespace {

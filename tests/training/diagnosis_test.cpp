@@ -26,7 +26,9 @@ TEST(Diagnosis, CallsAnEpochWaitingOnDataInputBoundAndAdvisesMoreWorkers) {
   r.workers = 1;
   const auto lines = kiln::diagnose(r, 16).lines();
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines[0], "input-bound: 81 % of step time waiting for data; try --workers 4 --pin-memory");
+  EXPECT_EQ(lines[0],
+            "input-bound: 81 % of step time waiting for data; try DataLoaderOptions::num_workers = 4 and "
+            "DataLoaderOptions::pin_memory = true");
 }
 
 TEST(Diagnosis, SaysWhenWorkersAlreadyMatchTheCores) {
@@ -43,7 +45,7 @@ TEST(Diagnosis, CallsAFedLoopComputeBound) {
 TEST(Diagnosis, PointsPageableCopiesAtPinnedMemory) {
   const auto lines = kiln::diagnose(report(10.0, 100.0, 3000.0, true), 8).lines();
   EXPECT_TRUE(mentions(lines, "copy-bound: 30 %")) << lines.at(0);
-  EXPECT_TRUE(mentions(lines, "--pin-memory"));
+  EXPECT_TRUE(mentions(lines, "try DataLoaderOptions::pin_memory = true so copies overlap compute"));
 }
 
 TEST(Diagnosis, SuggestsALargerBatchWhenGpuMemoryIsMostlyFree) {
@@ -81,15 +83,15 @@ TEST(StageTable, CopiesOverlappingComputeLeaveTheHostGapAlone) {
 TEST(Diagnosis, PointsAComputeBoundFp32CpuRunWithBf16InstructionsAtBf16) {
   kiln::EpochReport r = report(10.0, 50.0);
   r.cpu_bf16_instructions = true;
-  EXPECT_TRUE(mentions(kiln::diagnose(r, 2).lines(), "--precision bf16"));
+  EXPECT_TRUE(mentions(kiln::diagnose(r, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
   r.precision = "bf16";  // already there
-  EXPECT_FALSE(mentions(kiln::diagnose(r, 2).lines(), "--precision bf16"));
+  EXPECT_FALSE(mentions(kiln::diagnose(r, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
   r.precision = "fp32";
   r.cpu_bf16_instructions = false;  // no faster on this CPU
-  EXPECT_FALSE(mentions(kiln::diagnose(r, 2).lines(), "--precision bf16"));
+  EXPECT_FALSE(mentions(kiln::diagnose(r, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
   kiln::EpochReport input_bound = report(10.0, 8000.0);
   input_bound.cpu_bf16_instructions = true;  // data, not compute, is what to fix
-  EXPECT_FALSE(mentions(kiln::diagnose(input_bound, 2).lines(), "--precision bf16"));
+  EXPECT_FALSE(mentions(kiln::diagnose(input_bound, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
 }
 
 TEST(Diagnosis, GivesItsFindingsAsDataAProgramCanActOn) {
@@ -105,6 +107,11 @@ TEST(Diagnosis, GivesItsFindingsAsDataAProgramCanActOn) {
   ASSERT_GE(d.items.size(), 2u);
   EXPECT_EQ(d.items[0].finding, kiln::Finding::input_bound);
   EXPECT_DOUBLE_EQ(d.items[0].percent, 81.0);
+  ASSERT_EQ(d.items[0].advice.size(), 1u);  // one group: workers and pinned memory together
+  ASSERT_EQ(d.items[0].advice[0].size(), 2u);
+  EXPECT_EQ(d.items[0].advice[0][0].setting, kiln::Setting::loader_workers);
+  EXPECT_EQ(d.items[0].advice[0][0].value, "4");
+  EXPECT_EQ(d.items[0].advice[0][1].setting, kiln::Setting::pin_memory);
   EXPECT_TRUE(d.has(kiln::Finding::larger_batch_fits));
   EXPECT_FALSE(d.has(kiln::Finding::compute_bound));
   EXPECT_EQ(d.text().rfind("diagnosis:\n  input-bound: 81 %", 0), 0u) << d.text();

@@ -7,8 +7,8 @@
 
 #include "kiln/core/memory.h"
 #include "kiln/layers/cross_entropy_loss.h"
-#include "kiln/models/model_spec.h"
-#include "kiln/optim/make_optimizer.h"
+#include "kiln/spec/model_spec.h"
+#include "kiln/spec/optimizer_spec.h"
 #include "tests/support/tensor_testing.h"
 
 namespace {

@@ -45,7 +45,6 @@ class TwoLayerNet : public kiln::Module {
     return out_->forward(relu_->forward(hidden_->forward(x)));
   }
   kiln::Tensor backward_impl(const kiln::Tensor& dy) override {
-    hidden_->set_input_grad_wanted(input_grad_wanted());
     return hidden_->backward(relu_->backward(out_->backward(dy)));
   }
 
@@ -205,10 +204,10 @@ TEST(TrainerApi, RefusesACheckpointMadeWithOtherSettings) {
 
 TEST(TrainerApi, RefusesWhatCannotWorkBeforeTraining) {
   OwnRun s;
-  EXPECT_THAT(error_message([&] { kiln::Trainer(s.net, s.optimizer, s.loss, {.cuda_graph = true}); }), ::testing::HasSubstr("--cuda-graph records GPU work"));
+  EXPECT_THAT(error_message([&] { kiln::Trainer(s.net, s.optimizer, s.loss, {.cuda_graph = true}); }), ::testing::HasSubstr("TrainerOptions::cuda_graph records GPU work"));
   EXPECT_THAT(error_message([&] { kiln::Trainer(s.net, s.optimizer, s.loss, {.precision = kiln::MatmulPrecision::tf32}); }), ::testing::HasSubstr("tf32 is a GPU tensor-core format"));
-  EXPECT_THAT(error_message([&] { kiln::Trainer(s.net, s.optimizer, s.loss, {.log_json = "/nonexistent/dir/log.json"}); }), ::testing::HasSubstr("cannot open --log-json file '/nonexistent/dir/log.json'"));
+  EXPECT_THAT(error_message([&] { kiln::Trainer(s.net, s.optimizer, s.loss, {.log_json = "/nonexistent/dir/log.json"}); }), ::testing::HasSubstr("cannot open TrainerOptions::log_json file '/nonexistent/dir/log.json'"));
   kiln::Trainer trainer(s.net, s.optimizer, s.loss);
   EXPECT_THAT(error_message([&] { trainer.save(); }), ::testing::HasSubstr("needs a checkpoint folder"));
-  EXPECT_THAT(error_message([&] { trainer.fit(s.train, 0); }), ::testing::HasSubstr("--epochs must be at least 1"));
+  EXPECT_THAT(error_message([&] { trainer.fit(s.train, 0); }), ::testing::HasSubstr("fit's epochs must be at least 1"));
 }

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kiln/training/safetensors.h"
-#include "kiln/training/train_options.h"
+#include "kiln/io/safetensors.h"
+#include "kiln/apps/train/train_options.h"
 #include "tests/support/train_testing.h"
 
 namespace {

@@ -1,0 +1,132 @@
+// train: trains a model on one device and reports where the time goes — the article's
+// measurement — ending with a diagnosis of the bottleneck. With only --device it trains the
+// article's network on Fashion-MNIST. Errors print one message and exit 1; Ctrl-C finishes the
+// step, saves a checkpoint (with --checkpoint) and exits 130. Data parallel over GPUs with
+// --gpus 0,1,2, or as the ranks of `mpirun -np N train ...`; a failing rank ends the whole job.
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include <kiln/kiln.h>
+#include <kiln/distributed/mpi_communicator.h>
+#include <kiln/apps/train/train_options.h>
+#include <kiln/apps/reporting/tuning.h>
+#include <kiln/apps/support/openmp_wait_policy.h>
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_interrupt(int) { g_stop = true; }
+
+void add_options(CLI::App& app, kiln::TrainOptions& o) {
+  app.add_option("--device", o.device, "cpu, gpu or gpu:N")->capture_default_str();
+  app.add_option("--model", o.model, "article, lenet5, cnn, or mlp:784-512-256-10")->capture_default_str();
+  app.add_option("--data", o.data,
+                 "fashion-mnist[:DIR], article, csv:PATH[:label=COLUMN][:target=class|float], "
+                 "npy:FEATURES[,LABELS] or images:DIR")
+      ->capture_default_str();
+  app.add_option("--test-data", o.test_data,
+                 "a separate test source (same forms as --data): all of its samples are tested, "
+                 "and none of --data's is held out");
+  app.add_option("--test-share", o.test_share,
+                 "the share of the data held out for testing where it has no test split (default 0.1, "
+                 "every tenth sample; 0: none, no evaluation)");
+  app.add_option("--loss", o.loss, "cross-entropy (class labels) or mse (float targets)")
+      ->capture_default_str();
+  app.add_option("--samples", o.samples, "train samples to use (0: all; the size of the article set)")
+      ->capture_default_str();
+  app.add_option("--epochs", o.epochs, "epochs")->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "samples per step")->capture_default_str();
+  app.add_option("--lr", o.lr, "base learning rate")->capture_default_str();
+  app.add_option("--optimizer", o.optimizer, "sgd, momentum, nesterov, adam or adamw")->capture_default_str();
+  app.add_option("--weight-decay", o.weight_decay, "weight decay")->capture_default_str();
+  app.add_option("--momentum", o.momentum,
+                 "SGD momentum in [0, 1) (default: 0.9 for momentum and nesterov, 0 for sgd)");
+  app.add_flag("--nesterov", o.nesterov, "Nesterov momentum for --optimizer sgd or momentum");
+  app.add_option("--beta1", o.beta1, "Adam's first-moment decay in [0, 1)")->capture_default_str();
+  app.add_option("--beta2", o.beta2, "Adam's second-moment decay in [0, 1)")->capture_default_str();
+  app.add_option("--eps", o.eps, "Adam's epsilon, > 0")->capture_default_str();
+  app.add_option("--schedule", o.schedule,
+                 "constant, step:N:G, multistep:A,B:G, exp:G, cosine, or warmup:N+<schedule>")
+      ->capture_default_str();
+  app.add_option("--workers", o.workers, "loader worker threads (0: load in the training thread)")
+      ->capture_default_str();
+  app.add_flag("--pin-memory", o.pin_memory, "page-locked host batches for fast GPU copies");
+  app.add_flag("--no-shuffle{false}", o.shuffle, "keep the data in file order");
+  app.add_option("--threads", o.threads, "CPU compute threads (0: all cores)")->capture_default_str();
+  app.add_option("--seed", o.seed, "random seed (weights, order, generated data)")->capture_default_str();
+  app.add_option("--precision", o.precision, "matrix products: fp32 (exact), tf32 (GPU tensor cores) or bf16 (bf16 inputs, fp32 sums and master weights; GPU tensor cores, CPU bf16 instructions)")
+      ->capture_default_str();
+  app.add_option("--checkpoint", o.checkpoint_dir, "folder for checkpoints, written after each epoch");
+  app.add_flag(
+      "--cuda-graph", o.cuda_graph,
+      "GPU: replay each full batch's whole step (forward, backward, update) as one CUDA graph");
+  app.add_option("--keep-checkpoints", o.keep_checkpoints,
+                 "the newest checkpoints kept in --checkpoint")
+      ->capture_default_str();
+  app.add_flag(
+      "--resume", o.resume,
+      "continue from the checkpoint in --checkpoint, which must hold one (to start fresh, drop "
+      "--resume or give an empty folder)");
+  app.add_option("--init", o.init, "start from the weights of a safetensors file");
+  app.add_option("--log-json", o.log_json, "append one JSON line per epoch to this file");
+  app.add_flag("--quiet", o.quiet, "print nothing but errors");
+  app.add_option("--gpus", o.gpus, "data-parallel over these GPUs from one process, e.g. --gpus 0,1,2 (NCCL)")
+      ->delimiter(',');
+  app.add_option("--distributed", o.distributed, "auto (MPI when started by mpirun), none or mpi")
+      ->capture_default_str();
+  app.add_option("--dist-timeout", o.dist_timeout_s, "seconds a collective may wait before the job ends (0: never)")
+      ->capture_default_str();
+  app.add_option("--bucket-mb", o.bucket_mb, "gradient all-reduce bucket size in MiB")->capture_default_str();
+}
+
+// "rank 1 of 4: " under mpirun, so the message says which process failed.
+std::string rank_prefix() {
+  const auto launch = kiln::mpi_launch_from_environment();
+  return launch && launch->world_size > 1
+             ? "rank " + std::to_string(launch->rank) + " of " + std::to_string(launch->world_size) + ": "
+             : std::string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  kiln::prefer_passive_openmp_waiting(argv);  // apps/support/openmp_wait_policy.h: why
+  kiln::TrainOptions options;
+  bool find_batch = false, tune = false;
+  CLI::App app{"kiln train: train a network and find out where the time goes"};
+  add_options(app, options);
+  app.add_flag("--find-batch-size", find_batch, "find the largest batch that fits and the fastest one");
+  app.add_flag("--tune-loader", tune, "try workers x pinned memory and print the best setting");
+  CLI11_PARSE(app, argc, argv);
+  if (!options.gpus.empty() && app.count("--device") == 0) options.device = "gpu";
+  std::signal(SIGINT, on_interrupt);
+  try {
+    if (tune) {
+      kiln::tune_loader(options, std::cout);
+      return 0;
+    }
+    if (find_batch) {
+      const bool gpu = kiln::Device::parse(options.device).is_cuda();
+      kiln::find_batch_size(options, std::cout, 32, gpu ? 65536 : 4096);
+      return 0;
+    }
+    const kiln::TrainResult result = kiln::train(options, std::cout, &g_stop);
+    if (result.interrupted) {
+      std::cout << (options.checkpoint_dir.empty()
+                        ? "interrupted; no --checkpoint folder, so nothing was saved\n"
+                        : "interrupted; checkpoint saved in " + options.checkpoint_dir +
+                              " (continue with --resume)\n");
+      return 130;
+    }
+    return 0;
+  } catch (const kiln::Error& e) {
+    std::cerr << "train: " << rank_prefix() << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "train: " << rank_prefix() << "unexpected error: " << e.what() << "\n";
+  }
+  kiln::abort_mpi_job_if_running(1);  // the other ranks would wait for this one forever
+  return 1;
+}

@@ -1,0 +1,99 @@
+// Checks before training (training/train_checks.h).
+#include "kiln/apps/train/train_checks.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "kiln/core/error.h"
+#include "kiln/core/host_memory.h"
+#include "kiln/data/data_loader.h"
+#include "kiln/spec/data_spec.h"
+#include "kiln/layers/loss.h"
+#include "kiln/spec/optimizer_spec.h"
+
+namespace kiln {
+
+namespace {
+
+// FNV-1a over the settings that must agree for the ranks to issue the same collectives and
+// train the same model.
+std::uint64_t options_fingerprint(const TrainOptions& o) {
+  const std::string text =
+      fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", o.model,
+                  o.data, o.samples, o.epochs, o.batch_size, o.lr, o.optimizer, o.weight_decay,
+                  o.schedule, o.shuffle, o.seed, o.resume, o.init, o.evaluate, o.max_steps, o.loss,
+                  o.momentum ? fmt::format("{}", *o.momentum) : "default", o.nesterov, o.beta1,
+                  o.beta2, o.eps, o.test_share.value_or(kDefaultTestShare), o.test_data);
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+// The batch must come from the data, and the loader's host slots must fit in memory.
+void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
+  KILN_CHECK(o.batch_size <= train.size(),
+             "--batch-size {} is more than the {} training samples of {}: use at most {}",
+             o.batch_size, train.size(), train.describe(), train.size());
+  const double slots = static_cast<double>(o.workers) * DataLoaderOptions{}.prefetch + 1;
+  // Features and targets: an int32 label, or the float values of a regression target.
+  const std::int64_t target_values = train.has_class_labels() ? 1 : train.target_shape().numel();
+  const double batch_bytes = static_cast<double>(o.batch_size / world) *
+                             static_cast<double>(train.sample_shape().numel() + target_values) * 4.0;
+  const auto memory = static_cast<double>(host_memory_bytes());
+  KILN_CHECK(memory <= 0 || slots * batch_bytes < memory,
+             "--batch-size {} with --workers {} needs {:.1f} GiB of host batch slots ({:.0f} "
+             "batches of {:.1f} MiB), more than this machine's {:.1f} GiB: lower --batch-size or "
+             "--workers",
+             o.batch_size, o.workers, slots * batch_bytes / 1073741824.0, slots,
+             batch_bytes / 1048576.0, memory / 1073741824.0);
+}
+
+// The flags that change the numbers of a run, as recorded in a checkpoint and compared on resume.
+// Only the settings of the optimizer in use: a change of optimizer is then one difference.
+std::map<std::string, std::string> run_settings(const TrainOptions& o) {
+  std::map<std::string, std::string> settings{{"--model", o.model},
+                                              {"--data", o.data},
+                                              {"--samples", std::to_string(o.samples)},
+                                              {"--batch-size", std::to_string(o.batch_size)},
+                                              {"--optimizer", o.optimizer},
+                                              {"--lr", fmt::format("{}", o.lr)},
+                                              {"--weight-decay", fmt::format("{}", o.weight_decay)},
+                                              {"--schedule", o.schedule},
+                                              {"--seed", std::to_string(o.seed)},
+                                              {"--no-shuffle", o.shuffle ? "off" : "on"},
+                                              {"--loss", canonical_loss_name(o.loss)},
+                                              {"--test-share", fmt::format("{}", o.test_share.value_or(kDefaultTestShare))},
+                                              {"--test-data", o.test_data}};
+  if (o.optimizer == "adam" || o.optimizer == "adamw") {
+    settings["--beta1"] = fmt::format("{}", o.beta1);
+    settings["--beta2"] = fmt::format("{}", o.beta2);
+    settings["--eps"] = fmt::format("{}", o.eps);
+  } else {
+    settings["--momentum"] =
+        fmt::format("{}", effective_momentum(o.optimizer, {.momentum = o.momentum}));
+    settings["--nesterov"] = o.nesterov || o.optimizer == "nesterov" ? "on" : "off";
+  }
+  return settings;
+}
+
+void check_same_options_on_every_rank(const TrainOptions& options, Communicator& comm) {
+  if (comm.world_size() == 1) return;
+  const std::uint64_t h = options_fingerprint(options);
+  // Halves of 32 bits are exact in a double; max(x) == -max(-x) on every rank iff all agree.
+  const double hi = static_cast<double>(h >> 32), lo = static_cast<double>(h & 0xffffffffull);
+  double v[4] = {hi, lo, -hi, -lo};
+  comm.all_reduce_host(v, CollectiveOp::max);
+  KILN_CHECK(
+      v[0] == -v[2] && v[1] == -v[3],
+      "the ranks of this job were started with different training options ({}); start every rank "
+      "with the same command line",
+      comm.describe());
+}
+
+}  // namespace kiln

@@ -1,0 +1,168 @@
+// train_replica(): the train app's flags turned into objects — data, model, optimizer, schedule,
+// loaders — and handed to kiln::Trainer, which does the training. What is left here is what only
+// a run from flags has: the flag checks, the header lines and --init. The library's messages
+// reach the user in train's flags (apps/train/flag_words.h).
+#include <ostream>
+#include <thread>
+
+#include "kiln/core/cpu_compute.h"
+#include "kiln/core/parallel.h"
+#include "kiln/data/data_loader.h"
+#include "kiln/spec/data_spec.h"
+#include "kiln/data/subset_dataset.h"
+#include "kiln/distributed/data_parallel.h"
+#include "kiln/layers/loss.h"
+#include "kiln/spec/model_spec.h"
+#include "kiln/spec/optimizer_spec.h"
+#include "kiln/spec/schedule_spec.h"
+#include "kiln/training/checkpoint.h"
+#include "kiln/apps/train/fault_injection.h"
+#include "kiln/apps/train/flag_words.h"
+#include "kiln/apps/train/train_checks.h"
+#include "kiln/apps/train/train_options.h"
+#include "kiln/training/trainer.h"
+
+namespace kiln {
+
+namespace {
+
+// More loader threads than this is a typing mistake, not a setting (and ends in EAGAIN).
+constexpr int kMaxWorkers = 256;
+
+void check_options(const TrainOptions& o) {
+  KILN_CHECK(o.epochs >= 1, "--epochs must be at least 1, found {}", o.epochs);
+  KILN_CHECK(o.batch_size >= 1, "--batch-size must be at least 1, found {}", o.batch_size);
+  KILN_CHECK(o.samples >= 0, "--samples must be >= 0 (0: all samples), found {}", o.samples);
+  KILN_CHECK(o.lr > 0.0f && std::isfinite(o.lr), "--lr must be positive, found {}", o.lr);
+  KILN_CHECK(o.workers >= 0 && o.workers <= kMaxWorkers,
+             "--workers must be in [0, {}], found {}; this machine has {} cores, and more workers "
+             "than cores rarely helps",
+             kMaxWorkers, o.workers, std::thread::hardware_concurrency());
+  const int most_threads = static_cast<int>(std::max(256u, std::thread::hardware_concurrency()));
+  KILN_CHECK(o.threads >= 0 && o.threads <= most_threads,
+             "--threads must be in [0, {}] (0: all cores), found {}", most_threads, o.threads);
+  KILN_CHECK(o.weight_decay >= 0.0f && std::isfinite(o.weight_decay),
+             "--weight-decay must be >= 0, found {}", o.weight_decay);
+  // --bucket-mb, --keep-checkpoints, --precision and --cuda-graph: the Trainer checks them.
+  KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
+  KILN_CHECK(o.dist_timeout_s >= 0, "--dist-timeout must be >= 0 seconds (0: no watchdog), found {}",
+             o.dist_timeout_s);
+}
+
+void print_header(const TrainOptions& o, std::ostream& out, Device device, const DataSplits& data,
+                  const Module& net, Communicator& comm, const DataLoader& train) {
+  out << fmt::format("kiln train: {} on {} ({}), {}\n", o.model, device.str(), device_name(device),
+                     data.train->describe());
+  out << fmt::format("  test: {}\n", data.test ? data.test->describe() : "none (--test-share 0): nothing is evaluated");
+  out << fmt::format("  {} parameters; batch {}, {} lr {} ({}), {} workers{}, {} CPU threads, {} matrix products\n",
+                     net.parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule, o.workers,
+                     o.pin_memory ? " pinned" : "", num_threads(), o.precision);
+  if (device.is_cpu()) out << fmt::format("  CPU compute: {}\n", cpu_compute_description());
+  if (device.is_cpu() && parse_matmul_precision(o.precision) == MatmulPrecision::bf16 && !cpu_has_bf16_instructions())
+    out << "  bf16 on this CPU: inputs rounded to bf16 as on one with bf16 instructions, but no faster "
+           "(it has neither AVX-512 bf16 nor AMX); --precision fp32 is as fast and exact\n";
+  if (comm.world_size() > 1)
+    out << fmt::format("  data parallel: {} ranks ({}), {} samples per rank per step\n", comm.world_size(),
+                       comm.describe(), train.options().batch_size);
+}
+
+}  // namespace
+
+namespace {
+
+TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream& out,
+                                       const std::atomic<bool>* stop, Communicator& comm) {
+  TrainOptions o = options;
+  if (comm.rank() != 0) {  // rank 0 speaks for the job
+    o.quiet = true;
+    o.log_json.clear();
+  }
+  check_options(o);
+  const int world = comm.world_size();
+  KILN_CHECK(o.batch_size % world == 0,
+             "--batch-size {} is the global batch and must split evenly over the {} ranks; use a multiple "
+             "of {}",
+             o.batch_size, world, world);
+  if (o.threads > 0) set_num_threads(o.threads);
+  const Device device = comm.device().is_cuda() ? comm.device() : Device::parse(o.device);
+  if (device.is_cuda())
+    KILN_CHECK(cuda_available(), "--device={} asks for a GPU, but none can be used: {}; use --device=cpu",
+               o.device, cuda_unavailable_reason());
+  check_same_options_on_every_rank(o, comm);
+
+  TrainerOptions t;
+  t.device = device;
+  t.precision = parse_matmul_precision(o.precision);
+  t.cuda_graph = o.cuda_graph;
+  t.checkpoint_dir = o.checkpoint_dir;
+  t.keep_checkpoints = o.keep_checkpoints;
+  t.run = {o.model, o.data, o.optimizer, o.seed, o.batch_size};
+  t.settings = run_settings(o);
+  t.setting_words = &train_flag_words();
+  t.log_json = o.log_json;
+  t.out = o.quiet ? nullptr : &out;
+  t.comm = &comm;
+  t.bucket_mb = o.bucket_mb;
+  t.max_steps = o.max_steps;
+  t.stop = stop;
+  t.before_step = [faults = FaultInjection()](int rank, std::int64_t step) { faults.at_step(rank, step); };
+
+  Generator gen(o.seed);
+  const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data});
+  const std::unique_ptr<Loss> loss = make_loss(o.loss);
+  check_loss_fits_targets(*loss, data.train->has_class_labels(), data.train->describe());
+  Model model = build_model(o.model, data.train->sample_shape(), output_width(*data.train), gen);
+  t.input_shape = model.input_shape;
+  check_batch_fits(o, *data.train, world);
+  if (!o.init.empty()) load_weights(o.init, *model.net);
+  model.net->to(device);
+
+  DataLoaderOptions lo;
+  lo.batch_size = o.batch_size / world;
+  lo.shuffle = o.shuffle;
+  lo.seed = o.seed;
+  lo.num_workers = o.workers;
+  lo.pin_memory = o.pin_memory;
+  lo.device = device;
+  lo.rank = comm.rank();
+  lo.world_size = world;
+  DataLoader train_loader(data.train, lo);
+  lo.shuffle = false;
+  lo.rank = 0;  // each rank evaluates its own contiguous shard, every sample once over all ranks
+  lo.world_size = 1;
+  std::unique_ptr<DataLoader> test_loader;  // none without a test split (--test-share 0)
+  if (data.test) test_loader = std::make_unique<DataLoader>(evaluation_shard(data.test, comm.rank(), world), lo);
+
+  const std::unique_ptr<Optimizer> optimizer =
+      make_optimizer(o.optimizer, model.net->parameters(), o.lr,
+                     {o.momentum, o.nesterov, o.beta1, o.beta2, o.eps, o.weight_decay});
+  Trainer trainer(*model.net, *optimizer, *loss, t);
+  trainer.set_schedule(parse_schedule(o.schedule, o.lr, trainer.steps_per_epoch(train_loader) * o.epochs));
+  if (o.resume)
+    KILN_CHECK(trainer.resume(),
+               "--resume: '{}' holds no checkpoint (no latest, no state.json); to start fresh, run "
+               "without --resume",
+               o.checkpoint_dir);
+  if (!o.quiet) print_header(o, out, device, data, *model.net, comm, train_loader);
+
+  const FitResult fit = trainer.fit(train_loader, o.epochs, o.evaluate ? test_loader.get() : nullptr);
+  TrainResult result;
+  result.epochs = fit.epochs;
+  result.diagnosis = fit.diagnosis;
+  result.interrupted = fit.interrupted;
+  result.world_size = world;
+  return result;
+}
+
+}  // namespace
+
+TrainResult train_replica(const TrainOptions& options, std::ostream& out, const std::atomic<bool>* stop,
+                          Communicator& comm) {
+  try {
+    return train_replica_in_api_words(options, out, stop, comm);
+  } catch (...) {
+    rethrow_in_flag_words();
+  }
+}
+
+}  // namespace kiln

@@ -1,0 +1,166 @@
+// MPI collectives on CPU tensors over MPI_COMM_WORLD, blocking, each watched by the watchdog.
+// MPI is initialised with MPI_THREAD_MULTIPLE when offered, because the watchdog calls MPI_Abort
+// from its own thread while the training thread is blocked in a collective.
+#include "kiln/distributed/mpi_communicator.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "kiln/core/error.h"
+#include "kiln/core/ops.h"
+
+namespace kiln {
+
+namespace {
+
+int g_thread_level = MPI_THREAD_SINGLE;
+
+void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  KILN_THROW("{} failed: {}", call, std::string(text, static_cast<std::size_t>(length)));
+}
+
+int env_int(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
+}
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+MPI_Op mpi_op(CollectiveOp op) { return op == CollectiveOp::max ? MPI_MAX : MPI_SUM; }
+
+// MPI counts are int: larger buffers go in chunks.
+template <typename F> void in_chunks(std::size_t count, F&& f) {
+  for (std::size_t done = 0; done < count;) {
+    const std::size_t n = std::min<std::size_t>(count - done, INT_MAX);
+    f(done, static_cast<int>(n));
+    done += n;
+  }
+}
+
+}  // namespace
+
+std::optional<MpiLaunch> mpi_launch_from_environment() {
+  const int size = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 0));
+  if (size <= 0) return std::nullopt;
+  MpiLaunch launch;
+  launch.world_size = size;
+  launch.rank = env_int("OMPI_COMM_WORLD_RANK", env_int("PMI_RANK", 0));
+  launch.local_rank = env_int("OMPI_COMM_WORLD_LOCAL_RANK", env_int("MPI_LOCALRANKID", 0));
+  return launch;
+}
+
+bool mpi_initialized() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
+void abort_mpi_job_if_running(int exit_code) {
+  if (!mpi_initialized()) return;
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+  }
+}
+
+MpiCommunicator::Joined MpiCommunicator::join() {
+  if (!mpi_initialized()) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    KILN_CHECK(!finalized, "MPI was already finalised in this process; it cannot be started again");
+    check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &g_thread_level),
+              "MPI_Init_thread");
+    std::atexit(finalize_at_exit);
+  }
+  Joined j{0, 1};
+  MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &j.world_size);
+  return j;
+}
+
+MpiCommunicator::MpiCommunicator(CommunicatorOptions options) : MpiCommunicator(join(), options) {}
+
+MpiCommunicator::MpiCommunicator(Joined joined, CommunicatorOptions options)
+    : Communicator(joined.rank, joined.world_size, Device::cpu()),
+      watchdog_(options.timeout_s,
+                fmt::format("rank {} of {} (MPI)", joined.rank, joined.world_size),
+                [](const std::string& message) {
+                  std::fprintf(stderr, "%s\n", message.c_str());
+                  std::fflush(stderr);
+                  // MPI_Abort from this thread is allowed only at MPI_THREAD_MULTIPLE; otherwise
+                  // exiting makes mpirun end the other ranks just the same.
+                  if (g_thread_level >= MPI_THREAD_MULTIPLE) MPI_Abort(MPI_COMM_WORLD, 1);
+                  std::_Exit(1);
+                }) {}
+
+MpiCommunicator::~MpiCommunicator() = default;
+
+std::string MpiCommunicator::describe() const {
+  return fmt::format("MPI rank {} of {}", rank(), world_size());
+}
+
+CollectiveWatchdog::Scope MpiCommunicator::watch(const char* collective, std::size_t count,
+                                                 const char* type) {
+  return {watchdog_, fmt::format("{} #{} ({} {})", collective, ++collectives_, count, type)};
+}
+
+void MpiCommunicator::all_reduce_async_impl(Tensor& x, CollectiveOp op) {
+  auto* data = x.data<float>();
+  const auto count = static_cast<std::size_t>(x.numel());
+  {
+    const char* what = op == CollectiveOp::max    ? "all-reduce (max)"
+                       : op == CollectiveOp::mean ? "all-reduce (mean)"
+                                                  : "all-reduce (sum)";
+    const auto watched = watch(what, count, "floats");
+    in_chunks(count, [&](std::size_t offset, int n) {
+      check_mpi(
+          MPI_Allreduce(MPI_IN_PLACE, data + offset, n, MPI_FLOAT, mpi_op(op), MPI_COMM_WORLD),
+          "MPI_Allreduce");
+    });
+  }
+  if (op == CollectiveOp::mean && world_size() > 1)
+    scale(x, 1.0f / static_cast<float>(world_size()));
+}
+
+void MpiCommunicator::broadcast_impl(Tensor& x, int root) {
+  broadcast_bytes(x.raw_data(), x.nbytes(), root);
+}
+
+void MpiCommunicator::broadcast_bytes(void* data, std::size_t bytes, int root) {
+  const auto watched = watch("broadcast", bytes, "bytes");
+  in_chunks(bytes, [&](std::size_t offset, int n) {
+    check_mpi(MPI_Bcast(static_cast<char*>(data) + offset, n, MPI_BYTE, root, MPI_COMM_WORLD),
+              "MPI_Bcast");
+  });
+}
+
+void MpiCommunicator::all_reduce_host_impl(std::span<double> values, CollectiveOp op) {
+  const auto watched = watch("all-reduce of host values", values.size(), "doubles");
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
+                          mpi_op(op), MPI_COMM_WORLD),
+            "MPI_Allreduce");
+}
+
+void MpiCommunicator::barrier_impl() {
+  const auto watched = watch("barrier", 0, "bytes");
+  check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
+}  // namespace kiln

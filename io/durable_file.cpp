@@ -1,0 +1,74 @@
+// POSIX open/write/fsync: std::ofstream cannot fsync.
+#include "kiln/io/durable_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kiln/core/error.h"
+
+namespace kiln {
+
+namespace {
+
+class Fd {
+ public:
+  Fd(const std::string& path, int flags) : fd_(::open(path.c_str(), flags | O_CLOEXEC, 0644)) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+void write_file_durably(const std::string& path, std::string_view bytes) {
+  Fd fd(path, O_WRONLY | O_CREAT | O_TRUNC);
+  KILN_CHECK(fd.get() >= 0, "cannot write '{}': {}", path, std::strerror(errno));
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    KILN_CHECK(n > 0, "writing '{}' failed (disk full?): {}", path, std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  KILN_CHECK(::fsync(fd.get()) == 0, "cannot sync '{}' to disk: {}", path, std::strerror(errno));
+}
+
+void sync_folder(const std::string& path) {
+  Fd fd(path, O_RDONLY | O_DIRECTORY);
+  KILN_CHECK(fd.get() >= 0, "cannot open folder '{}': {}", path, std::strerror(errno));
+  KILN_CHECK(::fsync(fd.get()) == 0, "cannot sync folder '{}' to disk: {}", path,
+             std::strerror(errno));
+}
+
+void write_file_atomically(const std::string& path, std::string_view bytes) {
+  const std::string temporary = path + ".tmp";
+  write_file_durably(temporary, bytes);
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  KILN_CHECK(!ec, "cannot rename '{}' to '{}': {}", temporary, path, ec.message());
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  sync_folder(folder.empty() ? "." : folder.string());
+}
+
+std::string read_whole_file(const std::string& path) {
+  KILN_CHECK(!std::filesystem::is_directory(path), "'{}' is a folder; a file was expected", path);
+  std::ifstream in(path, std::ios::binary);
+  KILN_CHECK(in.good(), "cannot open '{}': {}", path, std::strerror(errno));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  KILN_CHECK(!in.bad(), "cannot read '{}': {}", path, std::strerror(errno));
+  return bytes.str();
+}
+
+}  // namespace kiln

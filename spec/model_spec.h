@@ -1,0 +1,34 @@
+// Model specs, the model words of the spec language: "article" (the article's 784-1024x4-10
+// MLP), "lenet5", "cnn" (both for 1x28x28 images), or an MLP spec "mlp:784-512-256-10" (ReLU
+// between Linear layers); the builders are models/presets.h. The input width and class count of
+// the data must fit the spec; a mismatch is an error that says which side to change.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "kiln/core/random.h"
+#include "kiln/models/sequential.h"
+
+namespace kiln {
+
+struct Model {
+  std::string spec;
+  std::shared_ptr<Sequential> net;
+  // One sample as the network takes it: (784) for an MLP, (1, 28, 28) for lenet5 and cnn. A batch of
+  // (B, sample shape of the data) is viewed as (B, input_shape) — free, the same elements.
+  Shape input_shape;
+
+  // A batch (B, sample shape of the data) as the network takes it, (B, input_shape): a view.
+  Tensor as_input(const Tensor& batch) const;
+};
+
+// sample_shape: one sample's shape in the data, e.g. (1, 28, 28); classes: the label count.
+// Parameters are named as in PyTorch ("layers.0.weight"), with no Flatten layer in front.
+Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
+                  Generator& gen);
+
+// The widths of an MLP spec ("article" or "mlp:a-b-c"), for messages and FLOP counts.
+std::vector<std::int64_t> mlp_widths(const std::string& spec);
+
+}  // namespace kiln

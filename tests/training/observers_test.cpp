@@ -1,0 +1,108 @@
+// Observers of a Trainer (training/observer.h): one of the user's own sees every step and epoch,
+// early stopping ends a run that stopped improving, and the NaN guard reads the loss when due.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/data/data_loader.h"
+#include "kiln/data/tensor_dataset.h"
+#include "kiln/layers/cross_entropy_loss.h"
+#include "kiln/models/presets.h"
+#include "kiln/optim/sgd.h"
+#include "kiln/training/early_stopping.h"
+#include "kiln/training/nan_guard.h"
+#include "kiln/training/trainer.h"
+#include "tests/support/error_testing.h"
+
+namespace {
+
+// 40 points of two classes on a line (x < 0: class 0), in batches of 8.
+struct LineRun {
+  explicit LineRun(float lr) : optimizer(net->parameters(), lr) {}
+  static std::shared_ptr<kiln::TensorDataset> points() {
+    std::vector<float> x;
+    std::vector<std::int32_t> y;
+    for (int i = 0; i < 40; ++i) {
+      x.push_back(static_cast<float>(i - 20) / 7.0f);
+      y.push_back(i < 20 ? 0 : 1);
+    }
+    return std::make_shared<kiln::TensorDataset>(x, kiln::Shape{1}, y);
+  }
+  kiln::Generator gen{5};
+  std::shared_ptr<kiln::Sequential> net = kiln::mlp({1, 8, 2}, gen);
+  kiln::Sgd optimizer;
+  kiln::CrossEntropyLoss loss;
+  kiln::DataLoader train{points(), {.batch_size = 8, .shuffle = false}};
+};
+
+class Recorder : public kiln::TrainingObserver {
+ public:
+  void on_step_end(kiln::Trainer&, const kiln::StepEnd& s) override {
+    steps.push_back(s.epoch * 100 + s.step);
+    EXPECT_EQ(s.epoch_steps, 5);
+    EXPECT_TRUE(s.loss.defined());
+  }
+  void on_epoch_end(kiln::Trainer&, const kiln::EpochReport& r) override {
+    epochs.push_back(r.epoch);
+  }
+  std::vector<std::int64_t> steps, epochs;
+};
+
+}  // namespace
+
+TEST(TrainerObservers, OneOfTheUsersOwnSeesEveryStepAndEpochInOrder) {
+  LineRun run(0.1f);
+  kiln::Trainer trainer(*run.net, run.optimizer, run.loss);
+  const auto recorder = std::make_shared<Recorder>();
+  trainer.add_observer(recorder);
+  trainer.fit(run.train, 2);
+  EXPECT_EQ(recorder->steps,
+            (std::vector<std::int64_t>{101, 102, 103, 104, 105, 201, 202, 203, 204, 205}));
+  EXPECT_EQ(recorder->epochs, (std::vector<std::int64_t>{1, 2}));
+}
+
+TEST(TrainerObservers, EarlyStoppingEndsARunThatNoLongerImproves) {
+  LineRun run(0.0f);  // a learning rate of 0: the loss stays where it starts
+  kiln::Trainer trainer(*run.net, run.optimizer, run.loss);
+  const auto stopping =
+      std::make_shared<kiln::EarlyStopping>(kiln::EarlyStoppingOptions{.patience = 2});
+  trainer.add_observer(stopping);
+  const kiln::FitResult result = trainer.fit(run.train, 10);
+  EXPECT_TRUE(result.stopped_early);
+  EXPECT_EQ(result.epochs.size(), 3u);  // the first sets the best; two more without improvement
+  EXPECT_EQ(stopping->epochs_without_improvement(), 2);
+  EXPECT_THROW(kiln::EarlyStopping({.patience = 0}), kiln::Error);
+}
+
+TEST(TrainerObservers, EarlyStoppingLetsAnImprovingRunFinish) {
+  LineRun run(0.1f);
+  kiln::Trainer trainer(*run.net, run.optimizer, run.loss);
+  trainer.add_observer(
+      std::make_shared<kiln::EarlyStopping>(kiln::EarlyStoppingOptions{.patience = 1}));
+  const kiln::FitResult result = trainer.fit(run.train, 3);
+  EXPECT_FALSE(result.stopped_early);
+  EXPECT_EQ(result.epochs.size(), 3u);
+}
+
+TEST(NanGuard, ReadsTheLossWhenDueAndNamesTheStep) {
+  LineRun run(0.1f);
+  kiln::Trainer trainer(*run.net, run.optimizer, run.loss);
+  kiln::NanGuard guard(3);
+  const kiln::Tensor nan = kiln::Tensor::full({}, std::numeric_limits<float>::quiet_NaN());
+  EXPECT_NO_THROW(guard.on_step_end(trainer, {1, 1, 7, nan}));  // not due
+  EXPECT_NO_THROW(guard.on_step_end(trainer, {1, 2, 7, nan}));
+  const std::string message = kiln::testing::error_message([&] {
+    guard.on_step_end(trainer, {1, 3, 7, nan});
+  });
+  EXPECT_NE(message.find(
+                "the loss became nan in epoch 1 at step 3 (checked every few steps: after step 0)"),
+            std::string::npos)
+      << message;
+  EXPECT_NO_THROW(guard.on_step_end(trainer, {2, 3, 7, kiln::Tensor::full({}, 0.5f)}));
+  EXPECT_THROW(guard.on_step_end(trainer, {2, 7, 7, nan}), kiln::Error);  // the epoch's last step
+  EXPECT_THROW(kiln::NanGuard(0), kiln::Error);
+}

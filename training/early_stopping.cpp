@@ -1,0 +1,29 @@
+// EarlyStopping (training/early_stopping.h).
+#include "kiln/training/early_stopping.h"
+
+#include <cmath>
+
+#include "kiln/core/error.h"
+#include "kiln/training/trainer.h"
+
+namespace kiln {
+
+EarlyStopping::EarlyStopping(EarlyStoppingOptions options) : options_(options) {
+  KILN_CHECK(options_.patience >= 1, "EarlyStoppingOptions::patience must be at least 1, found {}",
+             options_.patience);
+  KILN_CHECK(options_.min_delta >= 0.0 && std::isfinite(options_.min_delta),
+             "EarlyStoppingOptions::min_delta must be >= 0, found {}", options_.min_delta);
+}
+
+void EarlyStopping::on_epoch_end(Trainer& trainer, const EpochReport& report) {
+  const double loss =
+      report.test_split && std::isfinite(report.test_loss) ? report.test_loss : report.train_loss;
+  if (loss < best_ - options_.min_delta) {
+    best_ = loss;
+    waited_ = 0;
+    return;
+  }
+  if (++waited_ >= options_.patience) trainer.request_stop();
+}
+
+}  // namespace kiln
