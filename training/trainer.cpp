@@ -55,13 +55,15 @@ class EpochHookObserver : public TrainingObserver {
 
 // Throws kiln::Error listing every setting recorded in `saved` that differs from this run's.
 // Checkpoints written before kiln recorded settings are compared by their run description alone:
-// model, data, batch and optimizer.
-void check_resumable(const TrainerOptions& o, const TrainingState& saved) {
+// model, data, batch and optimizer. A model without a spec is compared by its structure.
+void check_resumable(const TrainerOptions& o, const Module& model, const TrainingState& saved) {
   std::vector<std::string> differences;
   auto compare = [&](const char* name, const std::string& recorded, const std::string& now) {
     if (!recorded.empty() && !now.empty() && recorded != now)
       differences.push_back(fmt::format("{} {} (this run: {})", name, recorded, now));
   };
+  if (o.run.model.empty())
+    compare("the model's structure", saved.model_structure, describe_structure(model));
   if (saved.settings.empty()) {
     const RunDescription& run = o.run;
     compare("TrainerOptions::run.batch_size", std::to_string(saved.batch_size),
@@ -347,6 +349,7 @@ struct Trainer::Impl {
   void save_checkpoint_now() {
     TrainingState s = state;
     s.model = o.run.model;
+    s.model_structure = describe_structure(model);
     s.data = o.run.data;
     s.optimizer = o.run.optimizer.empty() ? optimizer.describe() : o.run.optimizer;
     s.batch_size = std::max<std::int64_t>(global_batch, 1);
@@ -383,6 +386,11 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                "the optimizer",
                p->name, p->value.device().str(), r.device.str());
   set_matmul_precision(precision);
+  KILN_CHECK(same_on_every_rank(run_fingerprint(o.run, describe_structure(model), o.settings),
+                                r.comm),
+             "the ranks of this job describe different runs (TrainerOptions::run, TrainerOptions::settings "
+             "or the model's structure differ; {}); give every rank the same",
+             r.comm.describe());
   if (o.cuda_graph) {
     KILN_CHECK(r.device.is_cuda(),
                "TrainerOptions::cuda_graph records GPU work and the CPU runs each op as it comes; use it with "
@@ -499,7 +507,7 @@ bool Trainer::resume() {
   KILN_CHECK(!r.o.checkpoint_dir.empty(), "resuming needs a checkpoint folder (TrainerOptions::checkpoint_dir)");
   const std::optional<SavedCheckpoint> saved = read_checkpoint(r.o.checkpoint_dir);
   if (!saved) return false;
-  check_resumable(r.o, saved->state);
+  check_resumable(r.o, r.model, saved->state);
   restore_checkpoint(*saved, r.model, r.optimizer);
   r.state.epoch = saved->state.epoch;
   r.state.batches_done = saved->state.batches_done;

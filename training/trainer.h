@@ -32,21 +32,12 @@
 #include "kiln/training/diagnosis.h"
 #include "kiln/training/epoch_report.h"
 #include "kiln/training/observer.h"
+#include "kiln/training/run_fingerprint.h"
 #include "kiln/training/training_state.h"
 
 namespace kiln {
 
 class Communicator;
-
-// What a run is, recorded in every checkpoint. Compared by resume() with checkpoints that predate
-// TrainerOptions::settings (empty or 0 fields are not compared).
-struct RunDescription {
-  std::string model;          // the model's spec when it was built from one (spec/model_spec.h)
-  std::string data;           // the data's spec (spec/data_spec.h)
-  std::string optimizer;      // its name; empty: the optimizer's describe()
-  std::uint64_t seed = 0;
-  std::int64_t batch_size = 0;  // the global batch
-};
 
 struct TrainerOptions {
   // Where the model trains: its parameters (and so the optimizer's) must already live there
@@ -66,6 +57,10 @@ struct TrainerOptions {
   // lifetime: another run, or a second Trainer, on the same folder is refused.
   std::string checkpoint_dir;
   int keep_checkpoints = 2;    // the newest checkpoints kept there
+  // What the run is (training/run_fingerprint.h), recorded in every checkpoint (the model as its
+  // structure when no spec is given). resume() refuses a checkpoint of another structure, and
+  // compares the rest with checkpoints that predate `settings`; the ranks of a data-parallel job
+  // must agree on it and on `settings`.
   RunDescription run;
   // Settings that change a run's numbers, by names of the caller's choosing ({"lr", "0.05"}, ...),
   // recorded in every checkpoint and compared by resume(): a checkpoint made with other values is

@@ -53,6 +53,7 @@ std::string state_to_json(const TrainingState& s) {
                               {"seed", s.seed},
                               {"generator_offset", s.generator_offset},
                               {"model", s.model},
+                              {"model_structure", s.model_structure},
                               {"data", s.data},
                               {"batch_size", s.batch_size},
                               {"optimizer", s.optimizer},
@@ -89,6 +90,7 @@ TrainingState parse_training_state(std::string_view text, const std::string& pat
   s.seed = unsigned_field(j, "seed", path);
   s.generator_offset = unsigned_field(j, "generator_offset", path);
   s.model = string_field(j, "model", path);
+  if (j.contains("model_structure")) s.model_structure = string_field(j, "model_structure", path);
   s.data = string_field(j, "data", path);
   s.batch_size = int_field(j, "batch_size", 1, path);
   s.optimizer = string_field(j, "optimizer", path);

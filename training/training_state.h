@@ -31,6 +31,9 @@ struct TrainingState {
   std::uint64_t seed = 0;
   std::uint64_t generator_offset = 0;  // the training Generator's counter (dropout masks)
   std::string model;                   // the model spec (RunDescription::model), checked on resume
+  // The model's parameters and buffers with their shapes (describe_structure); empty in
+  // checkpoints written before kiln recorded it. Checked on resume of a model without a spec.
+  std::string model_structure;
   std::string data;                    // the data spec (RunDescription::data), checked on resume
   std::int64_t batch_size = 0;
   std::string optimizer;

@@ -10,10 +10,12 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/host_memory.h"
+#include "kiln/distributed/data_parallel.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/spec/data_spec.h"
 #include "kiln/layers/loss.h"
 #include "kiln/spec/optimizer_spec.h"
+#include "kiln/training/run_fingerprint.h"
 
 namespace kiln {
 
@@ -28,9 +30,7 @@ std::uint64_t options_fingerprint(const TrainOptions& o) {
                   o.schedule, o.shuffle, o.seed, o.resume, o.init, o.evaluate, o.max_steps, o.loss,
                   o.momentum ? fmt::format("{}", *o.momentum) : "default", o.nesterov, o.beta1,
                   o.beta2, o.eps, o.test_share.value_or(kDefaultTestShare), o.test_data);
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  return h;
+  return fnv1a(text);
 }
 
 }  // namespace
@@ -84,13 +84,8 @@ std::map<std::string, std::string> run_settings(const TrainOptions& o) {
 
 void check_same_options_on_every_rank(const TrainOptions& options, Communicator& comm) {
   if (comm.world_size() == 1) return;
-  const std::uint64_t h = options_fingerprint(options);
-  // Halves of 32 bits are exact in a double; max(x) == -max(-x) on every rank iff all agree.
-  const double hi = static_cast<double>(h >> 32), lo = static_cast<double>(h & 0xffffffffull);
-  double v[4] = {hi, lo, -hi, -lo};
-  comm.all_reduce_host(v, CollectiveOp::max);
   KILN_CHECK(
-      v[0] == -v[2] && v[1] == -v[3],
+      same_on_every_rank(options_fingerprint(options), comm),
       "the ranks of this job were started with different training options ({}); start every rank "
       "with the same command line",
       comm.describe());
