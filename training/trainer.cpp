@@ -10,7 +10,6 @@
 #include <iostream>
 #include <ostream>
 #include <thread>
-#include <unordered_map>
 
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/memory.h"
@@ -18,13 +17,12 @@
 #include "kiln/core/parallel.h"
 #include "kiln/distributed/communicator.h"
 #include "kiln/distributed/data_parallel.h"
-#include "kiln/distributed/gradient_reducer.h"
 #include "kiln/training/checkpoint.h"
 #include "kiln/training/gpu_monitor.h"
-#include "kiln/training/graphed_step.h"
 #include "kiln/training/json_log.h"
 #include "kiln/training/nan_guard.h"
 #include "kiln/training/report_format.h"
+#include "kiln/training/step_runner.h"
 
 namespace kiln {
 
@@ -95,11 +93,9 @@ struct Trainer::Impl {
   Device device;
   bool root = comm.rank() == 0;  // prints, logs and writes checkpoints
   std::unique_ptr<LrSchedule> schedule;
-  std::unique_ptr<GradientReducer> reducer;  // data-parallel runs only
-  bool replicas_ready = false;               // weights broadcast, reducer wired
-  StepProfiler profiler;
-  RunningMetrics metrics;
-  std::unique_ptr<GraphedStep> graphed;           // cuda_graph only
+  StepRunner runner;  // the eager, graphed or replicated step (training/step_runner.h)
+  StepProfiler& profiler = runner.profiler();
+  RunningMetrics& metrics = runner.metrics();
   std::unique_ptr<CheckpointFolder> checkpoints;  // rank 0 with a folder only
   TrainingState state;
   std::vector<std::shared_ptr<TrainingObserver>> observers;
@@ -114,110 +110,17 @@ struct Trainer::Impl {
       : model(m), optimizer(opt), loss(l), o(std::move(options)), own_comm(std::move(single)),
         comm(o.comm != nullptr ? *o.comm : *own_comm),
         device(comm.device().is_cuda() ? comm.device() : o.device),
-        schedule(constant_lr(opt.lr())), profiler(device), metrics(device) {}
+        schedule(constant_lr(opt.lr())),
+        runner(m, opt, l, comm, device,
+               {o.input_shape, o.cuda_graph, o.bucket_mb, root ? o.out : nullptr}) {}
 
   std::ostream* out() const { return root ? o.out : nullptr; }
   const SettingWords& words() const { return o.setting_words ? *o.setting_words : api_setting_words(); }
 
-  Tensor as_input(const Tensor& x) const {
-    if (o.input_shape.rank() == 0) return x;
-    std::vector<std::int64_t> dims{x.size(0)};
-    dims.insert(dims.end(), o.input_shape.dims().begin(), o.input_shape.dims().end());
-    return x.view(Shape(std::move(dims)));
-  }
-
-  // Identical replicas, whatever each loaded, and gradients averaged from then on.
-  void prepare_replicas() {
-    if (replicas_ready) return;
-    replicas_ready = true;
-    if (comm.is_single_process()) return;
-    broadcast_from_rank0(model, comm);
-    const auto bucket_bytes = static_cast<std::size_t>(o.bucket_mb * 1024.0 * 1024.0);
-    reducer = std::make_unique<GradientReducer>(model.parameters(), comm, bucket_bytes);
-    if (std::ostream* os = out())
-      *os << fmt::format("  gradient all-reduce: {} bucket{} of up to {} MiB{}\n", reducer->bucket_count(),
-                         reducer->bucket_count() == 1 ? "" : "s", o.bucket_mb,
-                         comm.overlaps_compute() ? ", each started as soon as backward has produced it" : "");
-    if (comm.overlaps_compute())  // start each bucket as soon as backward has produced it
-      // Each layer's parameter list made once, at its first report: a steady step allocates nothing.
-      model.set_gradient_ready_hook(
-          [&r = *reducer, lists = std::make_shared<std::unordered_map<const Module*, std::vector<Parameter*>>>()](
-              Module& layer) {
-            auto it = lists->find(&layer);
-            if (it == lists->end()) it = lists->emplace(&layer, layer.parameters()).first;
-            r.ready(it->second);
-          });
-  }
-
-  // Forward, loss, the metrics' device ops, zero_grad and backward. While it is recorded into a
-  // CUDA graph (`eager` false) nothing is timed, since events cannot time inside a graph, and the
-  // metrics' host-side sample count is left to each replay. Returns the loss tensor.
-  Tensor forward_backward(const Tensor& batch_x, const Tensor& y, bool eager) {
-    const Tensor x = as_input(batch_x);
-    if (eager) profiler.start(Stage::forward);
-    const Tensor& output = model.forward(x);
-    Tensor mean_loss = loss.forward(output, y);
-    metrics.accumulate(output, y, mean_loss);
-    if (eager) {
-      metrics.count(batch_x.size(0));
-      profiler.stop(Stage::forward);
-      profiler.start(Stage::backward);
-    }
-    optimizer.zero_grad();
-    model.backward(loss.backward());
-    if (eager) profiler.stop(Stage::backward);
-    return mean_loss;
-  }
-
-  Tensor eager_step(const Batch& batch) {
-    const Tensor mean_loss = forward_backward(batch.x, batch.y, true);
-    if (reducer) {  // on a GPU this times only the wait for what backward did not hide
-      profiler.start(Stage::allreduce);
-      reducer->finish();
-      profiler.stop(Stage::allreduce);
-    }
-    profiler.start(Stage::optimizer);
-    optimizer.step();
-    profiler.stop(Stage::optimizer);
-    return mean_loss;
-  }
-
-  // The step through the CUDA graph: eagerly for a batch of a new shape (the graph is reset) and
-  // for the first one of a shape since a reset, recorded on the next, replayed after.
-  Tensor graphed_step(const Batch& batch, std::int64_t steps_left) {
-    GraphedStep& g = *graphed;
-    if (!g.ready_for(batch.x.shape())) return eager_step(batch);
-    const Stream stream = Stream::current(device);
-    if (!g.graph.captured()) {
-      g.prepare_inputs(batch, device);
-      g.scalars.prepare(optimizer, *schedule, state.global_step, steps_left);
-      try {
-        g.graph.capture(device, [&] {
-          g.loss = forward_backward(g.x, g.y, false);
-          optimizer.record_step(g.scalars.rows());
-        });
-      } catch (const Error& e) {
-        KILN_THROW("TrainerOptions::cuda_graph: recording the training step failed: {}; train without "
-                   "TrainerOptions::cuda_graph",
-                   e.what());
-      }
-    }
-    profiler.start(Stage::graph);
-    copy_async(batch.x, g.x, stream);
-    copy_async(batch.y, g.y, stream);
-    g.graph.replay();
-    metrics.count(batch.x.size(0));
-    optimizer.replayed();
-    g.scalars.replayed();
-    profiler.stop(Stage::graph);
-    return g.loss;
-  }
-
   Tensor train_step(const Batch& batch, std::int64_t steps_left) {
-    prepare_replicas();
+    runner.prepare_replicas();
     if (o.before_step) o.before_step(comm.rank(), state.global_step);
-    optimizer.set_lr(schedule->lr_at(state.global_step));  // a replayed update reads its rows
-    Tensor mean_loss = graphed ? graphed_step(batch, steps_left) : eager_step(batch);
+    Tensor mean_loss = runner.step(batch, *schedule, state.global_step, steps_left);
     ++state.global_step;
     global_batch = batch.x.size(0) * comm.world_size();
     return mean_loss;
@@ -294,7 +197,7 @@ struct Trainer::Impl {
     train.reset_stats();
     profiler.read_and_reset();
     metrics.reset();
-    if (graphed) graphed->reset();  // evaluation may have moved buffers
+    runner.reset_graph();  // evaluation may have moved buffers
     if (device.is_cuda()) reset_peak_memory_stats(device);
     GpuMonitor monitor(device);
     monitor.start();
@@ -400,7 +303,6 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                "from inside backward; drop TrainerOptions::cuda_graph or the other ranks");
     const std::string blocker = model.graph_capture_blocker();
     KILN_CHECK(blocker.empty(), "TrainerOptions::cuda_graph cannot replay this model: {}; drop TrainerOptions::cuda_graph", blocker);
-    r.graphed = std::make_unique<GraphedStep>();
   }
   model.set_input_grad_wanted(false);  // the input is data: no gradient of it to make
   // A GPU read of the loss is a sync: there it is checked every 50 steps.
@@ -426,15 +328,15 @@ Tensor Trainer::step(const Batch& batch) {
 
 RunningMetrics::Values Trainer::evaluate(DataLoader& data) {
   Impl& r = *impl_;
-  r.prepare_replicas();
+  r.runner.prepare_replicas();
   if (!r.comm.is_single_process()) broadcast_buffers_from_rank0(r.model, r.comm);
-  if (r.graphed) r.graphed->reset();  // the loss's and the modules' buffers take other shapes here
+  r.runner.reset_graph();  // the loss's and the modules' buffers take other shapes here
   const bool was_training = r.model.is_training();
   r.model.eval();
   RunningMetrics metrics(r.device);
   try {
     for (const Batch& batch : data) {
-      const Tensor& output = r.model.forward(r.as_input(batch.x));
+      const Tensor& output = r.model.forward(r.runner.as_input(batch.x));
       metrics.update(output, batch.y, r.loss.forward(output, batch.y));
     }
   } catch (...) {
