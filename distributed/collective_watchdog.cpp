@@ -7,8 +7,10 @@
 
 namespace kiln {
 
-CollectiveWatchdog::CollectiveWatchdog(double timeout_s, std::string who, AbortAction abort)
-    : timeout_s_(timeout_s), who_(std::move(who)), abort_(std::move(abort)) {
+CollectiveWatchdog::CollectiveWatchdog(double timeout_s, std::string who, AbortAction abort,
+                                       std::string timeout_name)
+    : timeout_s_(timeout_s), who_(std::move(who)), timeout_name_(std::move(timeout_name)),
+      abort_(std::move(abort)) {
   if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
 }
 
@@ -57,9 +59,9 @@ void CollectiveWatchdog::watch() {
         std::chrono::duration<double>(Clock::now() - armed_.front().since).count();
     if (waited < timeout_s_) continue;
     const std::string message = fmt::format(
-        "kiln: {}: {} did not finish within {:g} s (CommunicatorOptions::timeout_s); another rank probably died or "
+        "kiln: {}: {} did not finish within {:g} s ({}); another rank probably died or "
         "is stuck (check its output above); ending the whole job",
-        who_, armed_.front().what, timeout_s_);
+        who_, armed_.front().what, timeout_s_, timeout_name_);
     armed_.clear();
     lock.unlock();
     abort_(message);

@@ -21,6 +21,8 @@ struct CommunicatorOptions {
   // A collective that has not finished after this long makes the watchdog print which one, on
   // which rank, and end the whole job (a peer died or hangs). 0 turns the watchdog off.
   double timeout_s = 300.0;
+  // How the watchdog's message names that setting (an app gives its flag).
+  std::string timeout_name = "CommunicatorOptions::timeout_s";
 };
 
 class Communicator {

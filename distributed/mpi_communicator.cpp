@@ -108,7 +108,8 @@ MpiCommunicator::MpiCommunicator(Joined joined, CommunicatorOptions options)
                   // exiting makes mpirun end the other ranks just the same.
                   if (g_thread_level >= MPI_THREAD_MULTIPLE) MPI_Abort(MPI_COMM_WORLD, 1);
                   std::_Exit(1);
-                }) {}
+                },
+                options.timeout_name) {}
 
 MpiCommunicator::~MpiCommunicator() = default;
 

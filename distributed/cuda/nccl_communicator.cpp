@@ -61,7 +61,7 @@ class NcclCommunicator final : public Communicator {
           group->abort_all();
           abort_mpi_job_if_running(1);
           std::_Exit(1);
-        }) {
+        }, options.timeout_name) {
     for (void*& event : done_) event = create_event(device);
   }
 

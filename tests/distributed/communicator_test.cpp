@@ -91,6 +91,21 @@ TEST(CollectiveWatchdog, FiresOnceWithTheRankAndTheCollectiveWhenOneNeverFinishe
   EXPECT_NE(fired.message.find("0.2 s"), std::string::npos) << fired.message;
 }
 
+TEST(CollectiveWatchdog, NamesTheTimeoutSettingInTheCallersWords) {
+  for (const std::string name : {"CommunicatorOptions::timeout_s", "--dist-timeout"}) {
+    Fired fired;
+    {
+      kiln::CollectiveWatchdog watchdog(0.1, "rank 0 of 2 (test)", fired.action(), name);
+      watchdog.arm("broadcast #1");
+      const auto start = std::chrono::steady_clock::now();
+      while (fired.count == 0 && std::chrono::steady_clock::now() - start < 5s)
+        std::this_thread::sleep_for(10ms);
+    }
+    std::lock_guard lock(fired.mutex);
+    EXPECT_NE(fired.message.find("within 0.1 s (" + name + ")"), std::string::npos) << fired.message;
+  }
+}
+
 TEST(CollectiveWatchdog, StaysQuietForCollectivesThatFinishInTime) {
   Fired fired;
   {
