@@ -10,8 +10,9 @@
 #endif
 
 #include "kiln/core/cpu/bf16.h"
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/gemm.h"
 #include "kiln/core/cpu/onednn/onednn.h"
+#include "kiln/core/ops/gemm.h"
 #include "kiln/core/precision.h"
 
 namespace kiln::cpu {
@@ -77,5 +78,17 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
   multiply(a_map.transpose(), b_map.transpose(), alpha, beta, c_map);
 #endif
 }
+
+namespace {
+
+void gemm_kernel(op::Gemm& o) {
+  gemm(o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, o.a.data<float>(), o.b.data<float>(), o.beta,
+       o.out.data<float>());
+}
+
+const RegisterKernel<op::Gemm> kGemm(Backend::reference, gemm_kernel, "fp32 bf16",
+                                     reference_gemm_name());
+
+}  // namespace
 
 }  // namespace kiln::cpu
