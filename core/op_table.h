@@ -40,8 +40,7 @@ void record_kernel(KernelInfo info);
 
 // The kernels of Op, one slot per backend; `supports` (or null: always) says whether a kernel
 // takes these operands (oneDNN cannot express every convolution), else the reference runs.
-template <typename Op>
-struct OpKernels {
+template <typename Op> struct OpKernels {
   using Kernel = void (*)(Op&);
   using Supports = bool (*)(const Op&);
   static inline Kernel kernel[kBackendCount] = {};
@@ -49,8 +48,7 @@ struct OpKernels {
 };
 
 // A static object of this type in a backend's file registers its kernel at load time.
-template <typename Op>
-struct RegisterKernel {
+template <typename Op> struct RegisterKernel {
   RegisterKernel(Backend backend, typename OpKernels<Op>::Kernel kernel, const char* precisions,
                  const char* library, typename OpKernels<Op>::Supports supports = nullptr) {
     OpKernels<Op>::kernel[static_cast<int>(backend)] = kernel;
@@ -61,15 +59,15 @@ struct RegisterKernel {
 
 // Checks op's operands, then runs the kernel for their device: on a CPU the oneDNN kernel when
 // cpu_compute() is onednn and it takes the operands, else the reference; on a GPU the CUDA one.
-template <typename Op>
-void run(Op&& op) {
+template <typename Op> void run(Op&& op) {
   using Kernels = OpKernels<std::remove_cvref_t<Op>>;
   op.check();
   const Device device = op.device();
   int slot = static_cast<int>(Backend::cuda);
   if (device.is_cpu()) {
     constexpr int kOnednn = static_cast<int>(Backend::onednn);
-    const bool onednn = Kernels::kernel[kOnednn] != nullptr && cpu_compute() == CpuCompute::onednn &&
+    const bool onednn = Kernels::kernel[kOnednn] != nullptr &&
+                        cpu_compute() == CpuCompute::onednn &&
                         (Kernels::supports[kOnednn] == nullptr || Kernels::supports[kOnednn](op));
     slot = static_cast<int>(onednn ? Backend::onednn : Backend::reference);
   }

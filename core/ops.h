@@ -13,6 +13,7 @@
 #include "kiln/core/ops/dropout.h"
 #include "kiln/core/ops/elementwise.h"
 #include "kiln/core/ops/gemm.h"
+#include "kiln/core/ops/layer_norm.h"
 #include "kiln/core/ops/linear.h"
 #include "kiln/core/ops/metrics.h"
 #include "kiln/core/ops/optimizer_ops.h"

@@ -23,9 +23,9 @@ void eval_kernel(op::BatchNormForwardEval& o) {
 }
 void backward_kernel(op::BatchNormBackward& o) {
   batch_norm_backward(o.s.n, o.s.c, o.s.l, o.x.data<float>(), o.dy.data<float>(),
-                      o.gamma.data<float>(), o.save_mean.data<float>(),
-                      o.save_invstd.data<float>(), o.dx.data<float>(), o.dgamma.data<float>(),
-                      o.dbeta.data<float>(), detail::prepare_cuda(o.x.device()));
+                      o.gamma.data<float>(), o.save_mean.data<float>(), o.save_invstd.data<float>(),
+                      o.dx.data<float>(), o.dgamma.data<float>(), o.dbeta.data<float>(),
+                      detail::prepare_cuda(o.x.device()));
 }
 
 const RegisterKernel<op::BatchNormForwardTrain> kTrain(Backend::cuda, train_kernel, "fp32", "kiln");

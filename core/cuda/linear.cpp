@@ -36,8 +36,8 @@ struct Registration {
 
 const RegisterKernel<op::LinearForward> kForward(Backend::cuda, forward_kernel, "fp32 tf32 bf16",
                                                  "cuBLASLt");
-const RegisterKernel<op::LinearBackward> kBackward(Backend::cuda, backward_kernel,
-                                                   "fp32 tf32 bf16", "composite");
+const RegisterKernel<op::LinearBackward> kBackward(Backend::cuda, backward_kernel, "fp32 tf32 bf16",
+                                                   "composite");
 const Registration kFallbackCount;
 
 }  // namespace

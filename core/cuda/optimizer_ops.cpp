@@ -27,10 +27,9 @@ void sum_squares_kernel(op::MultiSumSquares& o) {
 }
 
 void clip_kernel(op::ClipByGlobalNorm& o) {
-  clip_by_global_norm(o.lists.count, o.lists.sizes.data(), o.lists.a.data(),
-                      o.norm_sq.data<float>(), o.max_norm,
-                      o.norm != nullptr ? o.norm->data<float>() : nullptr,
-                      detail::prepare_cuda(o.device()));
+  clip_by_global_norm(
+      o.lists.count, o.lists.sizes.data(), o.lists.a.data(), o.norm_sq.data<float>(), o.max_norm,
+      o.norm != nullptr ? o.norm->data<float>() : nullptr, detail::prepare_cuda(o.device()));
 }
 
 void clamp_kernel(op::Clamp& o) {

@@ -25,12 +25,12 @@ void avg_backward_kernel(op::AvgPool2dBackward& o) {
 
 const RegisterKernel<op::MaxPool2dForward> kMaxForward(Backend::cuda, max_forward_kernel, "fp32",
                                                        "cuDNN");
-const RegisterKernel<op::MaxPool2dBackward> kMaxBackward(Backend::cuda, max_backward_kernel,
-                                                         "fp32", "cuDNN");
+const RegisterKernel<op::MaxPool2dBackward> kMaxBackward(Backend::cuda, max_backward_kernel, "fp32",
+                                                         "cuDNN");
 const RegisterKernel<op::AvgPool2dForward> kAvgForward(Backend::cuda, avg_forward_kernel, "fp32",
                                                        "cuDNN");
-const RegisterKernel<op::AvgPool2dBackward> kAvgBackward(Backend::cuda, avg_backward_kernel,
-                                                         "fp32", "cuDNN");
+const RegisterKernel<op::AvgPool2dBackward> kAvgBackward(Backend::cuda, avg_backward_kernel, "fp32",
+                                                         "cuDNN");
 
 }  // namespace
 }  // namespace kiln::cuda

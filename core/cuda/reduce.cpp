@@ -23,8 +23,7 @@ void sum_squares_kernel(op::SumSquares& o) {
 
 const RegisterKernel<op::Reduce> kReduce(Backend::cuda, reduce_kernel, "fp32", "kiln");
 const RegisterKernel<op::Argmax> kArgmax(Backend::cuda, argmax_kernel, "fp32", "kiln");
-const RegisterKernel<op::SumSquares> kSumSquares(Backend::cuda, sum_squares_kernel, "fp32",
-                                                 "kiln");
+const RegisterKernel<op::SumSquares> kSumSquares(Backend::cuda, sum_squares_kernel, "fp32", "kiln");
 
 }  // namespace
 }  // namespace kiln::cuda

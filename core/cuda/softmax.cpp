@@ -8,8 +8,7 @@
 namespace kiln::cuda {
 namespace {
 
-template <bool kLog>
-void softmax_kernel(op::SoftmaxOf<kLog>& o) {
+template <bool kLog> void softmax_kernel(op::SoftmaxOf<kLog>& o) {
   const Tensor& x = o.x;  // named: o's type depends on kLog, its tensors' do not
   Tensor& y = o.y;
   softmax(o.rows, o.cols, x.data<float>(), y.data<float>(), kLog, detail::prepare_cuda(x.device()));

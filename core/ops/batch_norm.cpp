@@ -78,8 +78,8 @@ void BatchNormBackward::check() {
 void batch_norm_forward_train(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                               Tensor& running_mean, Tensor& running_var, Tensor& y,
                               Tensor& save_mean, Tensor& save_invstd, float momentum, float eps) {
-  run(op::BatchNormForwardTrain{x, gamma, beta, running_mean, running_var, y, save_mean,
-                                save_invstd, momentum, eps, {}});
+  run(op::BatchNormForwardTrain{
+      x, gamma, beta, running_mean, running_var, y, save_mean, save_invstd, momentum, eps, {}});
 }
 
 void batch_norm_forward_eval(const Tensor& x, const Tensor& gamma, const Tensor& beta,

@@ -8,7 +8,8 @@ namespace kiln {
 
 namespace {
 // Rows of a tensor whose last axis must match the bias length.
-std::int64_t rows_for_bias(const char* op, const Tensor& y, const char* y_name, const Tensor& bias) {
+std::int64_t rows_for_bias(const char* op, const Tensor& y, const char* y_name,
+                           const Tensor& bias) {
   KILN_CHECK(bias.rank() == 1, "{}: bias must be a vector, found {}", op, bias.shape().str());
   KILN_CHECK(y.rank() >= 1 && y.size(-1) == bias.size(0),
              "{}: the last axis of {} {} must equal the bias length {}", op, y_name,

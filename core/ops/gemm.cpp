@@ -29,8 +29,9 @@ void gemm(const Tensor& a, bool trans_a, const Tensor& b, bool trans_b, Tensor& 
 Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b) {
   KILN_CHECK(a.defined() && b.defined() && a.rank() == 2 && b.rank() == 2,
              "matmul: a and b must be matrices, found a {}, b {}", a.str(), b.str());
-  Tensor out = Tensor::empty(Shape{trans_a ? a.size(1) : a.size(0), trans_b ? b.size(0) : b.size(1)},
-                             DType::f32, a.device());
+  Tensor out =
+      Tensor::empty(Shape{trans_a ? a.size(1) : a.size(0), trans_b ? b.size(0) : b.size(1)},
+                    DType::f32, a.device());
   gemm(a, trans_a, b, trans_b, out);
   return out;
 }

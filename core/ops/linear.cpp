@@ -39,8 +39,8 @@ void LinearForward::check() {
 }
 
 void LinearBackward::check() {
-  detail::check_operands(kName, {{"dy", &dy}, {"x", &x}, {"weight", &weight}, {"dweight", &dweight}},
-                         DType::f32);
+  detail::check_operands(
+      kName, {{"dy", &dy}, {"x", &x}, {"weight", &weight}, {"dweight", &dweight}}, DType::f32);
   detail::check_same_device(kName,
                             {{"dy", &dy}, {"x", &x}, {"weight", &weight}, {"dweight", &dweight}});
   KILN_CHECK(x.rank() == 2 && weight.rank() == 2 && x.size(1) == weight.size(1),

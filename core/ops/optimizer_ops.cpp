@@ -88,8 +88,8 @@ std::vector<std::uint16_t*> bf16_pointers(const char* op, std::span<Tensor* cons
                                           std::span<Tensor* const> params) {
   std::vector<std::uint16_t*> out;
   if (copies.empty()) return out;
-  KILN_CHECK(copies.size() == params.size(), "{}: {} bf16 copies for {} parameters", op, copies.size(),
-             params.size());
+  KILN_CHECK(copies.size() == params.size(), "{}: {} bf16 copies for {} parameters", op,
+             copies.size(), params.size());
   bool any = false;
   for (std::size_t i = 0; i < copies.size(); ++i) {
     const Tensor* c = copies[i];
@@ -97,8 +97,8 @@ std::vector<std::uint16_t*> bf16_pointers(const char* op, std::span<Tensor* cons
       out.push_back(nullptr);
       continue;
     }
-    KILN_CHECK(c->dtype() == DType::bf16 && c->shape() == params[i]->shape() && c->device().is_cpu() &&
-                   params[i]->device().is_cpu(),
+    KILN_CHECK(c->dtype() == DType::bf16 && c->shape() == params[i]->shape() &&
+                   c->device().is_cpu() && params[i]->device().is_cpu(),
                "{}: bf16 copy {} must be a CPU bf16 tensor shaped like parameter {}", op, c->str(),
                params[i]->str());
     out.push_back(static_cast<std::uint16_t*>(c->raw_data()));
@@ -107,7 +107,6 @@ std::vector<std::uint16_t*> bf16_pointers(const char* op, std::span<Tensor* cons
   if (!any) out.clear();
   return out;
 }
-
 
 }  // namespace
 

@@ -13,11 +13,11 @@ void check_cross_entropy(const char* op, const char* name, const Tensor& matrix,
   detail::check_operands(op, {{name, &matrix}}, DType::f32);
   detail::check_operands(op, {{"labels", &labels}}, DType::i32);
   detail::check_same_device(op, {{name, &matrix}, {"labels", &labels}});
-  KILN_CHECK(matrix.rank() == 2 && matrix.size(1) > 0,
-             "{}: {} must be (batch, classes), found {}", op, name, matrix.shape().str());
+  KILN_CHECK(matrix.rank() == 2 && matrix.size(1) > 0, "{}: {} must be (batch, classes), found {}",
+             op, name, matrix.shape().str());
   KILN_CHECK(labels.rank() == 1 && labels.size(0) == matrix.size(0),
-             "{}: labels {} must hold one class index per row of {} {}: the batch sizes differ",
-             op, labels.shape().str(), name, matrix.shape().str());
+             "{}: labels {} must hold one class index per row of {} {}: the batch sizes differ", op,
+             labels.shape().str(), name, matrix.shape().str());
   KILN_CHECK(label_smoothing >= 0.0f && label_smoothing < 1.0f,
              "{}: label smoothing must be in [0, 1), found {}", op, label_smoothing);
 }
@@ -25,8 +25,7 @@ void check_cross_entropy(const char* op, const char* name, const Tensor& matrix,
 
 namespace op {
 
-template <bool kLog>
-void SoftmaxOf<kLog>::check() {
+template <bool kLog> void SoftmaxOf<kLog>::check() {
   detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
   detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});

@@ -24,8 +24,7 @@ void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, T
 namespace op {
 
 // softmax and log_softmax (one op each in the table); check() sets rows and cols.
-template <bool kLog>
-struct SoftmaxOf {
+template <bool kLog> struct SoftmaxOf {
   static constexpr const char* kName = kLog ? "log_softmax" : "softmax";
   const Tensor& x;
   Tensor& y;

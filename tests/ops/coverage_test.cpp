@@ -28,8 +28,7 @@ TEST(OpHarness, EveryBackwardOpHasAGradientCase) {
   std::set<std::string> covered;
   for (const GradientCase& c : gradient_cases()) covered.insert(c.op);
   for (const std::string& op : registered_ops())
-    if (is_backward(op))
-      EXPECT_TRUE(covered.count(op)) << op << " has no finite-difference case";
+    if (is_backward(op)) EXPECT_TRUE(covered.count(op)) << op << " has no finite-difference case";
 }
 
 TEST(OpHarness, EveryCaseNamesARegisteredOpAndAGroup) {
@@ -45,7 +44,8 @@ TEST(OpHarness, EveryCaseNamesARegisteredOpAndAGroup) {
 
 TEST(OpHarness, EveryOpHasAReferenceKernel) {
   for (const std::string& op : registered_ops())
-    EXPECT_TRUE(has_kernel(op, Side::reference)) << op << ": the reference is what others are tested against";
+    EXPECT_TRUE(has_kernel(op, Side::reference))
+        << op << ": the reference is what others are tested against";
 }
 
 }  // namespace

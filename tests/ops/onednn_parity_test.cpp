@@ -10,7 +10,8 @@ namespace kiln::ops_testing {
 namespace {
 
 KILN_PARITY_SUITES(OnednnParity, Side::onednn,
-                   if (!onednn_built()) GTEST_SKIP() << "kiln was built without oneDNN (KILN_ONEDNN)")
+                   if (!onednn_built()) GTEST_SKIP()
+                       << "kiln was built without oneDNN (KILN_ONEDNN)")
 
 TEST(OnednnParity, EveryGroupHasASuite) { expect_a_suite_per_group("OnednnParity"); }
 

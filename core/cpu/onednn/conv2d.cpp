@@ -1,17 +1,14 @@
 // Registers oneDNN's convolutions (conv.cpp) for the conv2d ops. An empty batch, and the
 // geometries oneDNN cannot express (supports_conv), take the reference kernel.
+#include "kiln/core/ops/conv2d.h"
 #include "kiln/core/cpu/onednn/onednn.h"
 #include "kiln/core/op_table.h"
-#include "kiln/core/ops/conv2d.h"
 #include "kiln/core/precision.h"
 
 namespace kiln::cpu::onednn {
 namespace {
 
-template <typename Op>
-bool supports(const Op& o) {
-  return o.g.n > 0 && supports_conv(o.g);
-}
+template <typename Op> bool supports(const Op& o) { return o.g.n > 0 && supports_conv(o.g); }
 
 void forward_kernel(op::Conv2dForward& o) {
   conv2d_forward(o.g, o.x.data<float>(), o.weight.data<float>(),
@@ -32,9 +29,10 @@ const RegisterKernel<op::Conv2dForward> kForward(Backend::onednn, forward_kernel
 const RegisterKernel<op::Conv2dBackwardData> kBackwardData(Backend::onednn, backward_data_kernel,
                                                            "fp32 bf16", "oneDNN",
                                                            supports<op::Conv2dBackwardData>);
-const RegisterKernel<op::Conv2dBackwardFilter> kBackwardFilter(
-    Backend::onednn, backward_filter_kernel, "fp32 bf16", "oneDNN",
-    supports<op::Conv2dBackwardFilter>);
+const RegisterKernel<op::Conv2dBackwardFilter> kBackwardFilter(Backend::onednn,
+                                                               backward_filter_kernel, "fp32 bf16",
+                                                               "oneDNN",
+                                                               supports<op::Conv2dBackwardFilter>);
 
 }  // namespace
 }  // namespace kiln::cpu::onednn

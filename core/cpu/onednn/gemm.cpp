@@ -1,8 +1,8 @@
 // Registers oneDNN's GEMM (matmul.cpp) for the gemm op. It takes every product with something
 // to multiply; the empty ones (and alpha == 0) take the reference kernel, which only scales c.
+#include "kiln/core/ops/gemm.h"
 #include "kiln/core/cpu/onednn/onednn.h"
 #include "kiln/core/op_table.h"
-#include "kiln/core/ops/gemm.h"
 #include "kiln/core/precision.h"
 
 namespace kiln::cpu::onednn {
@@ -15,8 +15,7 @@ void gemm_kernel(op::Gemm& o) {
        o.out.data<float>(), bf16_products());
 }
 
-const RegisterKernel<op::Gemm> kGemm(Backend::onednn, gemm_kernel, "fp32 bf16", "oneDNN",
-                                     supports);
+const RegisterKernel<op::Gemm> kGemm(Backend::onednn, gemm_kernel, "fp32 bf16", "oneDNN", supports);
 
 }  // namespace
 }  // namespace kiln::cpu::onednn

@@ -1,17 +1,14 @@
 // Registers oneDNN's Linear forward and backward (matmul.cpp). oneDNN refuses empty matrices;
 // those (nothing to multiply) take the reference kernel.
+#include "kiln/core/ops/linear.h"
 #include "kiln/core/cpu/onednn/onednn.h"
 #include "kiln/core/op_table.h"
-#include "kiln/core/ops/linear.h"
 #include "kiln/core/precision.h"
 
 namespace kiln::cpu::onednn {
 namespace {
 
-template <typename Op>
-bool supports(const Op& o) {
-  return o.n > 0 && o.in > 0 && o.out > 0;
-}
+template <typename Op> bool supports(const Op& o) { return o.n > 0 && o.in > 0 && o.out > 0; }
 
 float* data_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
 

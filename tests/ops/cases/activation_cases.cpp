@@ -37,13 +37,16 @@ std::vector<OpCase> cases() {
     for (std::int64_t n : kSizes) {
       const std::string size = std::string(fn.name) + " n=" + std::to_string(n);
       const std::uint32_t s = seed++;
-      out.push_back({"activation_forward", "Activation", size, [=](Device d) -> Outputs {
+      out.push_back({"activation_forward", "Activation", size,
+                     [=](Device d) -> Outputs {
                        const Tensor x = input({n}, s, -6.0f, 6.0f).to(d);
                        Tensor y = Tensor::empty({n}, DType::f32, d);
                        activation_forward(fn.f, x, y, fn.alpha);
                        return {{"y", y}};
-                     }, kTol});
-      out.push_back({"activation_backward", "Activation", size, [=](Device d) -> Outputs {
+                     },
+                     kTol});
+      out.push_back({"activation_backward", "Activation", size,
+                     [=](Device d) -> Outputs {
                        const Tensor x_cpu = input({n}, s, -6.0f, 6.0f);
                        const Tensor x = x_cpu.to(d), y = forward_on_cpu(fn, x_cpu).to(d);
                        const Tensor dy = input({n}, s + 1000).to(d);
@@ -52,7 +55,8 @@ std::vector<OpCase> cases() {
                        Tensor in_place = dy.clone();  // dx aliases dy
                        activation_backward(fn.f, x, y, in_place, in_place, fn.alpha);
                        return {{"dx", dx}, {"dx=dy", in_place}};
-                     }, kTol});
+                     },
+                     kTol});
     }
     out.push_back({"activation_forward", "Activation", std::string(fn.name) + " NaN/inf",
                    [=](Device d) -> Outputs {
@@ -60,16 +64,19 @@ std::vector<OpCase> cases() {
                      Tensor y = Tensor::empty({33}, DType::f32, d);
                      activation_forward(fn.f, x, y, fn.alpha);
                      return {{"y", y}};
-                   }, kTol});
+                   },
+                   kTol});
   }
   // Into rows 3..8 of a zeroed (9, 33): the rows around stay zero.
-  out.push_back({"activation_forward", "Activation", "gelu on a slice of rows", [](Device d) -> Outputs {
+  out.push_back({"activation_forward", "Activation", "gelu on a slice of rows",
+                 [](Device d) -> Outputs {
                    const Tensor x = input({9, 33}, 400, -3.0f, 3.0f).to(d);
                    Tensor y = Tensor::zeros({9, 33}, DType::f32, d);
                    Tensor rows = y.slice(3, 8);
                    activation_forward(Activation::gelu, x.slice(3, 8), rows);
                    return {{"y", y}};
-                 }, kTol});
+                 },
+                 kTol});
   return out;
 }
 

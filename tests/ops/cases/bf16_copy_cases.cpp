@@ -15,7 +15,8 @@ std::vector<OpCase> cases() {
                      Tensor bits = Tensor::empty({n}, DType::bf16, d);
                      write_bf16_copy(with_sentinels(input({n}, 4500)).to(d), bits);
                      return {{"bits", bits}};
-                   }, kExact});
+                   },
+                   kExact});
   return out;
 }
 

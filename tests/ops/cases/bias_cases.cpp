@@ -18,19 +18,27 @@ std::vector<OpCase> cases() {
     const std::uint32_t s = seed;
     seed += 2;
     const Shape bias_shape{shape[shape.rank() - 1]};
-    OpCase add{"bias_add", "Bias", shape.str(), [=](Device d) -> Outputs {
+    OpCase add{"bias_add",
+               "Bias",
+               shape.str(),
+               [=](Device d) -> Outputs {
                  Tensor y = input(shape, s).to(d);
                  bias_add(y, input(bias_shape, s + 1).to(d));
                  return {{"y", y}};
-               }, {1e-5f, 0.0f}};
+               },
+               {1e-5f, 0.0f}};
     // Column sums run in double on both devices; 1e-6 absolute for sums that cancel to ~0.
-    OpCase grad{"bias_grad", "Bias", shape.str() + " +=, twice", [=](Device d) -> Outputs {
+    OpCase grad{"bias_grad",
+                "Bias",
+                shape.str() + " +=, twice",
+                [=](Device d) -> Outputs {
                   const Tensor dy = input(shape, s).to(d);
                   Tensor dbias = input(bias_shape, s + 1, 1.0f, 2.0f).to(d);
                   bias_grad(dy, dbias);
                   bias_grad(dy, dbias);
                   return {{"dbias", dbias}};
-                }, {1e-4f, 1e-6f}};
+                },
+                {1e-4f, 1e-6f}};
     add.large = grad.large = large;
     out.push_back(std::move(add));
     out.push_back(std::move(grad));

@@ -25,17 +25,18 @@ struct Geometry {
   }
 };
 constexpr Geometry kGeometries[] = {
-    {2, 3, 7, 7, 4, 3, 3, 2, 1},     {1, 1, 28, 28, 6, 5, 5, 1, 2},  // LeNet-5's first layer
-    {5, 6, 14, 14, 16, 5, 5, 1, 0},                                  // and its second
-    {3, 2, 9, 5, 7, 1, 1, 1, 0},     {33, 3, 8, 8, 8, 3, 3, 1, 1},
-    {2, 4, 11, 6, 3, 4, 4, 3, 2},    {1, 1, 7, 7, 1, 3, 3, 1, 0},
-    {3, 5, 9, 11, 33, 3, 3, 2, 1},   {2, 3, 6, 6, 4, 2, 2, 3, 0},    // rows left unread
+    {2, 3, 7, 7, 4, 3, 3, 2, 1},    {1, 1, 28, 28, 6, 5, 5, 1, 2},  // LeNet-5's first layer
+    {5, 6, 14, 14, 16, 5, 5, 1, 0},                                 // and its second
+    {3, 2, 9, 5, 7, 1, 1, 1, 0},    {33, 3, 8, 8, 8, 3, 3, 1, 1},
+    {2, 4, 11, 6, 3, 4, 4, 3, 2},   {1, 1, 7, 7, 1, 3, 3, 1, 0},
+    {3, 5, 9, 11, 33, 3, 3, 2, 1},  {2, 3, 6, 6, 4, 2, 2, 3, 0},  // rows left unread
     {0, 3, 5, 5, 2, 3, 3, 1, 1}};
 
 // Each output sums `terms` products of values in [-1, 1); the floor scales with sqrt of that.
 void set_tolerances(OpCase& c, std::int64_t terms, std::int64_t cpu_terms) {
   c.fp32 = {1e-4f, 1e-4f * std::sqrt(static_cast<float>(std::max<std::int64_t>(terms, 1)))};
-  c.cpu = Tolerance{1e-5f, 1e-5f * std::sqrt(static_cast<float>(std::max<std::int64_t>(cpu_terms, 1)))};
+  c.cpu =
+      Tolerance{1e-5f, 1e-5f * std::sqrt(static_cast<float>(std::max<std::int64_t>(cpu_terms, 1)))};
   c.reduced = {{MatmulPrecision::bf16, c.fp32}};  // the GPU's convolutions stay fp32
 }
 
@@ -48,10 +49,12 @@ std::vector<OpCase> cases() {
     const Shape ys = conv2d_output_shape(g.x(), g.weight(), g.options());
     const std::int64_t cpu_terms = g.weight().numel() + ys.numel();
     for (bool with_bias : {true, false}) {
-      OpCase f{"conv2d_forward", "Conv2d", g.str() + (with_bias ? " bias" : ""), [=](Device d) -> Outputs {
+      OpCase f{"conv2d_forward", "Conv2d", g.str() + (with_bias ? " bias" : ""),
+               [=](Device d) -> Outputs {
                  const Tensor b = with_bias ? input({g.oc}, s + 2).to(d) : Tensor();
                  Tensor y = Tensor::full(ys, kNaN, d);
-                 conv2d_forward(input(g.x(), s).to(d), input(g.weight(), s + 1).to(d), b, y, g.options());
+                 conv2d_forward(input(g.x(), s).to(d), input(g.weight(), s + 1).to(d), b, y,
+                                g.options());
                  return {{"y", y}};
                }};
       set_tolerances(f, g.c * g.kh * g.kw, cpu_terms);

@@ -12,24 +12,30 @@ std::vector<OpCase> cases() {
   std::vector<OpCase> out;
   std::uint32_t seed = 3800;
   for (std::int64_t n : {0, 1, 7, 1000, 40000})
-    for (std::uint64_t offset : {std::uint64_t{0}, std::uint64_t{12345}, (std::uint64_t{1} << 32) - 3})
+    for (std::uint64_t offset :
+         {std::uint64_t{0}, std::uint64_t{12345}, (std::uint64_t{1} << 32) - 3})
       for (float p : {0.0f, 0.1f, 0.5f, 1.0f}) {
         const std::uint32_t s = seed;
         seed += 2;
         const std::string what = "n=" + std::to_string(n) + " offset " + std::to_string(offset) +
                                  " p " + std::to_string(p);
-        out.push_back({"dropout_forward", "Dropout", what, [=](Device d) -> Outputs {
-                         Tensor y = Tensor::empty({n}, DType::f32, d), mask = Tensor::empty({n}, DType::f32, d);
+        out.push_back({"dropout_forward", "Dropout", what,
+                       [=](Device d) -> Outputs {
+                         Tensor y = Tensor::empty({n}, DType::f32, d),
+                                mask = Tensor::empty({n}, DType::f32, d);
                          dropout_forward(input({n}, s).to(d), y, mask, p, 99, offset);
                          return {{"y", y}, {"mask", mask}};
-                       }, kExact});
-        out.push_back({"dropout_backward", "Dropout", what + " dx = dy", [=](Device d) -> Outputs {
+                       },
+                       kExact});
+        out.push_back({"dropout_backward", "Dropout", what + " dx = dy",
+                       [=](Device d) -> Outputs {
                          Tensor y = Tensor::empty({n}), mask = Tensor::empty({n});
                          dropout_forward(input({n}, s), y, mask, p, 99, offset);
                          Tensor dx = input({n}, s + 1).to(d);
                          dropout_backward(dx, mask.to(d), dx);
                          return {{"dx", dx}};
-                       }, kExact});
+                       },
+                       kExact});
       }
   return out;
 }

@@ -9,7 +9,9 @@ namespace {
 constexpr std::int64_t kSizes[] = {0, 1, 7, 33, 1000, 4099};
 constexpr std::int64_t kLarge = std::int64_t{1} << 22;  // 16 MiB a tensor: past any L2
 
-std::string sized(const char* what, std::int64_t n) { return std::string(what) + " n=" + std::to_string(n); }
+std::string sized(const char* what, std::int64_t n) {
+  return std::string(what) + " n=" + std::to_string(n);
+}
 
 std::vector<OpCase> binary_cases() {
   const std::pair<BinaryOp, const char*> ops[] = {{BinaryOp::add, "add"}, {BinaryOp::sub, "sub"},
@@ -58,7 +60,8 @@ std::vector<OpCase> other_cases() {
                      }};
     axpy_case.fp32.atol = 1e-6f;
     cases.push_back(std::move(axpy_case));
-    cases.push_back({"fill", "Elementwise", sized("float32 and int32", n), [=](Device d) -> Outputs {
+    cases.push_back({"fill", "Elementwise", sized("float32 and int32", n),
+                     [=](Device d) -> Outputs {
                        Tensor f = Tensor::empty({n}, DType::f32, d);
                        fill(f, -2.5f);
                        Tensor i = Tensor::empty({n}, DType::i32, d);
@@ -66,7 +69,8 @@ std::vector<OpCase> other_cases() {
                        Tensor j = Tensor::empty({n}, DType::i32, d);
                        fill(j, -123456.0f);
                        return {{"f32", f}, {"i32 7", i}, {"i32 -123456", j}};
-                     }, kExact});
+                     },
+                     kExact});
   }
   cases.push_back({"scale", "Elementwise", "NaN/inf sentinels", [](Device d) -> Outputs {
                      Tensor x = with_sentinels(input({1000}, 630)).to(d);
@@ -74,18 +78,22 @@ std::vector<OpCase> other_cases() {
                      return {{"x", x}};
                    }});
   // An op on a slice leaves the rows around it alone.
-  cases.push_back({"scale", "Elementwise", "rows 2..5 of (10, 7)", [](Device d) -> Outputs {
+  cases.push_back({"scale", "Elementwise", "rows 2..5 of (10, 7)",
+                   [](Device d) -> Outputs {
                      Tensor x = input({10, 7}, 700).to(d);
                      Tensor rows = x.slice(2, 5);
                      scale(rows, 3.0f);
                      return {{"x", x}};
-                   }, kExact});
-  cases.push_back({"fill", "Elementwise", "row 9 of (10, 7)", [](Device d) -> Outputs {
+                   },
+                   kExact});
+  cases.push_back({"fill", "Elementwise", "row 9 of (10, 7)",
+                   [](Device d) -> Outputs {
                      Tensor x = input({10, 7}, 701).to(d);
                      Tensor row = x.slice(9, 10);
                      fill(row, 0.5f);
                      return {{"x", x}};
-                   }, kExact});
+                   },
+                   kExact});
   return cases;
 }
 

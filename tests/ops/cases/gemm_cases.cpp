@@ -26,16 +26,17 @@ Tolerance gemm_tol(std::int64_t k, float alpha, float fraction, float rtol) {
 
 OpCase gemm_case(std::string what, Dims d, bool ta, bool tb, float alpha, float beta,
                  std::uint32_t seed, bool sentinels = false) {
-  OpCase c{"gemm", "Gemm", std::move(what), [=](Device dev) -> Outputs {
-             Tensor a = input(ta ? Shape{d.k, d.m} : Shape{d.m, d.k}, seed);
-             if (sentinels) a = with_sentinels(a);
-             const Tensor b = input(tb ? Shape{d.n, d.k} : Shape{d.k, d.n}, seed + 1);
-             // beta == 0 must not read the output: NaN there must not reach the result.
-             Tensor out = beta == 0.0f ? Tensor::full({d.m, d.n}, kNaN) : input({d.m, d.n}, seed + 2);
-             out = out.to(dev);
-             gemm(a.to(dev), ta, b.to(dev), tb, out, alpha, beta);
-             return {{"out", out}};
-           }};
+  OpCase c{
+      "gemm", "Gemm", std::move(what), [=](Device dev) -> Outputs {
+        Tensor a = input(ta ? Shape{d.k, d.m} : Shape{d.m, d.k}, seed);
+        if (sentinels) a = with_sentinels(a);
+        const Tensor b = input(tb ? Shape{d.n, d.k} : Shape{d.k, d.n}, seed + 1);
+        // beta == 0 must not read the output: NaN there must not reach the result.
+        Tensor out = beta == 0.0f ? Tensor::full({d.m, d.n}, kNaN) : input({d.m, d.n}, seed + 2);
+        out = out.to(dev);
+        gemm(a.to(dev), ta, b.to(dev), tb, out, alpha, beta);
+        return {{"out", out}};
+      }};
   c.fp32 = gemm_tol(d.k, alpha, 1e-4f, 1e-4f);
   c.cpu = gemm_tol(d.k, alpha, 1e-5f, 1e-5f);
   // The tensor cores round the inputs to 10- / 7-bit mantissas: about 1e-3 / 1e-2 of the scale.
@@ -51,7 +52,7 @@ std::string describe(Dims d, bool ta, bool tb, float alpha, float beta) {
 }
 
 std::vector<OpCase> cases() {
-  const Dims dims[] = {{1, 1, 1},     {7, 33, 1},    {33, 7, 1000},   {1, 1000, 7},
+  const Dims dims[] = {{1, 1, 1},     {7, 33, 1},    {33, 7, 1000},    {1, 1000, 7},
                        {1000, 33, 7}, {129, 65, 33}, {257, 300, 1000}, {64, 65, 300}};
   const float scalings[][2] = {{1.0f, 0.0f}, {0.5f, 1.0f}, {-2.0f, 0.25f}};
   std::vector<OpCase> out;
@@ -63,8 +64,10 @@ std::vector<OpCase> cases() {
           out.push_back(gemm_case(describe(d, ta, tb, alpha, beta), d, ta, tb, alpha, beta, seed));
           seed += 3;
         }
-  out.push_back(gemm_case("article 256x1024x784 bT", {256, 1024, 784}, false, true, 1.0f, 0.0f, 90));
-  OpCase big = gemm_case("1024x1024x1024 (past L2)", {1024, 1024, 1024}, false, false, 1.0f, 0.0f, 95);
+  out.push_back(
+      gemm_case("article 256x1024x784 bT", {256, 1024, 784}, false, true, 1.0f, 0.0f, 90));
+  OpCase big =
+      gemm_case("1024x1024x1024 (past L2)", {1024, 1024, 1024}, false, false, 1.0f, 0.0f, 95);
   big.large = true;
   out.push_back(std::move(big));
   out.push_back(gemm_case("NaN/inf in a, 7x5x33", {7, 5, 33}, false, false, 1.0f, 0.0f, 97, true));

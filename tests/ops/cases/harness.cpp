@@ -43,7 +43,8 @@ Outputs run_on(const OpCase& c, Side side, MatmulPrecision precision) {
 // Elementwise closeness with NaN matching NaN and infinities matching exactly.
 ::testing::AssertionResult close(const Tensor& actual, const Tensor& expected, Tolerance tol) {
   if (actual.shape() != expected.shape() || actual.dtype() != expected.dtype())
-    return ::testing::AssertionFailure() << "got " << actual.str() << ", expected " << expected.str();
+    return ::testing::AssertionFailure()
+           << "got " << actual.str() << ", expected " << expected.str();
   if (actual.dtype() == DType::i32) {
     if (actual.to_vector<std::int32_t>() == expected.to_vector<std::int32_t>())
       return ::testing::AssertionSuccess();
@@ -138,17 +139,19 @@ int expect_group_parity(const std::string& group, Side other) {
       precisions.insert(precisions.end(), c.reduced.begin(), c.reduced.end());
     }
     for (const auto& [precision, tol] : precisions) {
-      SCOPED_TRACE(::testing::Message() << c.op << " [" << c.name << "] at "
-                                        << matmul_precision_name(precision) << ", reference vs "
-                                        << side_name(other));
+      SCOPED_TRACE(::testing::Message()
+                   << c.op << " [" << c.name << "] at " << matmul_precision_name(precision)
+                   << ", reference vs " << side_name(other));
       const Outputs expected = run_on(c, Side::reference, precision);
       const Outputs actual = run_on(c, other, precision);
       if (actual.size() != expected.size()) {
-        ADD_FAILURE() << "the runs gave " << actual.size() << " and " << expected.size() << " outputs";
+        ADD_FAILURE() << "the runs gave " << actual.size() << " and " << expected.size()
+                      << " outputs";
         continue;
       }
       for (std::size_t i = 0; i < actual.size(); ++i)
-        EXPECT_TRUE(close(actual[i].second, expected[i].second, tol)) << "output " << actual[i].first;
+        EXPECT_TRUE(close(actual[i].second, expected[i].second, tol))
+            << "output " << actual[i].first;
       if (c.repeatable) {
         const Outputs again = run_on(c, other, precision);
         for (std::size_t i = 0; i < again.size(); ++i)
@@ -164,7 +167,8 @@ int expect_group_parity(const std::string& group, Side other) {
 void expect_a_suite_per_group(const std::string& prefix) {
   std::set<std::string> suites;
   const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
-  for (int i = 0; i < unit.total_test_suite_count(); ++i) suites.insert(unit.GetTestSuite(i)->name());
+  for (int i = 0; i < unit.total_test_suite_count(); ++i)
+    suites.insert(unit.GetTestSuite(i)->name());
   for (const std::string& group : groups())
     EXPECT_TRUE(suites.count(prefix + "_" + group)) << "no suite " << prefix << "_" << group;
 }

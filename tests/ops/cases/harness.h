@@ -23,7 +23,7 @@ namespace kiln::ops_testing {
 // The groups of ops, one gtest suite each (OpParity_<group>): a sticky CUDA error voids one group.
 inline const std::vector<std::string>& groups() {
   static const std::vector<std::string> g = {
-      "Elementwise", "Activation", "Bias",          "Reduce",  "Softmax", "Metrics",  "Gemm",
+      "Elementwise", "Activation", "Bias",          "Reduce",  "Softmax", "Metrics",   "Gemm",
       "Linear",      "Conv2d",     "Normalization", "Dropout", "Random",  "Optimizer", "Pool2d"};
   return g;
 }
@@ -53,8 +53,8 @@ struct OpCase {
   std::vector<std::pair<MatmulPrecision, Tolerance>> reduced = {};
   // The reference-vs-oneDNN tolerance where it is tighter than fp32 (the GPU's).
   std::optional<Tolerance> cpu = std::nullopt;
-  bool large = false;       // past the L2 cache: Release builds only (not under the sanitizers)
-  bool repeatable = true;   // backend b run twice gives the same bits
+  bool large = false;      // past the L2 cache: Release builds only (not under the sanitizers)
+  bool repeatable = true;  // backend b run twice gives the same bits
 };
 
 // A finite-difference check of one backward op on the CPU reference.

@@ -58,33 +58,35 @@ OpCase backward_case(Dims d, int variant, std::uint32_t s) {
                            std::to_string(d.out) + (relu ? " relu" : "") +
                            (with_bias ? " bias" : "") + (with_copy ? " bf16 copy" : "") +
                            (with_dx ? "" : " no dx");
-  OpCase c{"linear_backward", "Linear", what, [=](Device dev) -> Outputs {
-             const Tensor dy = input({d.n, d.out}, s).to(dev), x = input({d.n, d.in}, s + 1).to(dev);
-             const Tensor w = input({d.out, d.in}, s + 2);
-             const Tensor y = relu ? input({d.n, d.out}, s + 3).to(dev) : Tensor();
-             Tensor dw = input({d.out, d.in}, s + 4).to(dev);
-             Tensor db = with_bias ? input({d.out}, s + 5).to(dev) : Tensor();
-             Tensor dx = Tensor::full({d.n, d.in}, kNaN, dev);
-             Tensor dpre = Tensor::empty({d.n, d.out}, DType::f32, dev);
-             // The weight's bf16 copy is a oneDNN feature: the reference gets none, as in training.
-             Tensor copy;
-             if (with_copy && dev.is_cpu() && cpu_compute() == CpuCompute::onednn) {
-               copy = Tensor::empty(w.shape(), DType::bf16);
-               write_bf16_copy(w, copy);
-             }
-             linear_backward(dy, x, w.to(dev), y, dw, db, with_dx ? &dx : nullptr, dpre, copy);
-             Outputs out{{"dweight", dw}};
-             if (with_bias) out.push_back({"dbias", db});
-             if (with_dx) out.push_back({"dx", dx});
-             return out;
-           }};
+  OpCase c{
+      "linear_backward", "Linear", what, [=](Device dev) -> Outputs {
+        const Tensor dy = input({d.n, d.out}, s).to(dev), x = input({d.n, d.in}, s + 1).to(dev);
+        const Tensor w = input({d.out, d.in}, s + 2);
+        const Tensor y = relu ? input({d.n, d.out}, s + 3).to(dev) : Tensor();
+        Tensor dw = input({d.out, d.in}, s + 4).to(dev);
+        Tensor db = with_bias ? input({d.out}, s + 5).to(dev) : Tensor();
+        Tensor dx = Tensor::full({d.n, d.in}, kNaN, dev);
+        Tensor dpre = Tensor::empty({d.n, d.out}, DType::f32, dev);
+        // The weight's bf16 copy is a oneDNN feature: the reference gets none, as in training.
+        Tensor copy;
+        if (with_copy && dev.is_cpu() && cpu_compute() == CpuCompute::onednn) {
+          copy = Tensor::empty(w.shape(), DType::bf16);
+          write_bf16_copy(w, copy);
+        }
+        linear_backward(dy, x, w.to(dev), y, dw, db, with_dx ? &dx : nullptr, dpre, copy);
+        Outputs out{{"dweight", dw}};
+        if (with_bias) out.push_back({"dbias", db});
+        if (with_dx) out.push_back({"dx", dx});
+        return out;
+      }};
   set_tolerances(c, d.n + d.out);
   return c;
 }
 
 std::vector<OpCase> cases() {
   std::vector<OpCase> out;
-  const Dims dims[] = {{1, 1, 1}, {7, 33, 5}, {64, 300, 129}, {3, 0, 4}, {0, 5, 3}, {256, 784, 1024}, {64, 1024, 10}};
+  const Dims dims[] = {{1, 1, 1}, {7, 33, 5},       {64, 300, 129}, {3, 0, 4},
+                       {0, 5, 3}, {256, 784, 1024}, {64, 1024, 10}};
   std::uint32_t seed = 200;
   for (const Dims& d : dims)
     for (bool with_bias : {false, true})
@@ -134,7 +136,8 @@ std::vector<GradientCase> gradients() {
              Tensor dpre = Tensor::empty({5, 4});
              linear_backward(probe, x, w, y, dw, db, &dx, dpre);
              const auto loss = [&] { return weighted_sum(forward(), probe); };
-             ::testing::AssertionResult r = testing::gradient_matches_finite_differences(loss, x, dx, "x");
+             ::testing::AssertionResult r =
+                 testing::gradient_matches_finite_differences(loss, x, dx, "x");
              if (!r) return r;
              r = testing::gradient_matches_finite_differences(loss, w, dw, "weight");
              if (!r) return r;

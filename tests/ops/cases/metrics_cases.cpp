@@ -10,12 +10,13 @@
 namespace kiln::ops_testing {
 namespace {
 
-const Shape kShapes[] = {Shape{1, 1},  Shape{7, 10},    Shape{33, 1000}, Shape{1000, 33},
+const Shape kShapes[] = {Shape{1, 1},    Shape{7, 10},    Shape{33, 1000}, Shape{1000, 33},
                          Shape{5, 1025}, Shape{40000, 7}, Shape{0, 4}};
 
 OpCase count_case(std::string what, std::function<Tensor()> logits, std::int64_t rows,
                   std::int32_t classes, std::uint32_t seed) {
-  return {"count_correct", "Metrics", std::move(what), [=](Device d) -> Outputs {
+  return {"count_correct", "Metrics", std::move(what),
+          [=](Device d) -> Outputs {
             // Labels equal to the reference's argmax on about half the rows: hits and misses.
             const Tensor x = logits();
             Tensor best = Tensor::empty({rows}, DType::i32);
@@ -30,7 +31,8 @@ OpCase count_case(std::string what, std::function<Tensor()> logits, std::int64_t
             count_correct(x_d, labels_d, correct);
             count_correct(x_d, labels_d, correct);
             return {{"correct", correct}};
-          }, kExact};
+          },
+          kExact};
 }
 
 std::vector<OpCase> cases() {
@@ -39,16 +41,24 @@ std::vector<OpCase> cases() {
   for (const Shape& shape : kShapes) {
     const std::uint32_t s = seed;
     seed += 2;
-    out.push_back(count_case(shape.str(), [=] { return input(shape, s); }, shape[0],
-                             static_cast<std::int32_t>(shape[1]), s + 1));
+    out.push_back(count_case(
+        shape.str(), [=] { return input(shape, s); }, shape[0], static_cast<std::int32_t>(shape[1]),
+        s + 1));
   }
-  out.push_back(count_case("ties (300, 17)", [] {
-    std::vector<float> v = testing::random_values(300 * 17, 2150, 0.0f, 3.0f);
-    for (float& x : v) x = std::floor(x);
-    return Tensor::from_vector(v, Shape{300, 17});
-  }, 300, 17, 2151));
-  out.push_back(count_case("NaN/inf sentinels (40, 9)", [] { return with_sentinels(input({40, 9}, 2160)); },
-                           40, 9, 2161));
+  out.push_back(count_case(
+      "ties (300, 17)",
+      [] {
+        std::vector<float> v = testing::random_values(300 * 17, 2150, 0.0f, 3.0f);
+        for (float& x : v) x = std::floor(x);
+        return Tensor::from_vector(v, Shape{300, 17});
+      },
+      300, 17, 2151));
+  out.push_back(count_case(
+      "NaN/inf sentinels (40, 9)",
+      [] {
+        return with_sentinels(input({40, 9}, 2160));
+      },
+      40, 9, 2161));
   return out;
 }
 

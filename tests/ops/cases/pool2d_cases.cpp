@@ -37,33 +37,49 @@ std::vector<OpCase> cases() {
     const Shape ys = pool2d_output_shape(g.x, g.o);
     const auto x_of = [=] { return sentinels ? with_sentinels(input(g.x, s)) : input(g.x, s); };
     const std::string what = g.str() + (sentinels ? " NaN/inf" : "");
-    out.push_back({"max_pool2d_forward", "Pool2d", what, [=](Device d) -> Outputs {
-                     Tensor y = Tensor::empty(ys, DType::f32, d), argmax = Tensor::empty(ys, DType::i32, d);
+    out.push_back({"max_pool2d_forward", "Pool2d", what,
+                   [=](Device d) -> Outputs {
+                     Tensor y = Tensor::empty(ys, DType::f32, d),
+                            argmax = Tensor::empty(ys, DType::i32, d);
                      max_pool2d_forward(x_of().to(d), y, argmax, g.o);
                      return {{"y", y}};  // argmax is the CPU's alone: cuDNN leaves it untouched
-                   }, kExact});          // a maximum is exact
+                   },
+                   kExact});  // a maximum is exact
     // Overlapping windows add several dy into one element: sums in either order.
-    out.push_back({"max_pool2d_backward", "Pool2d", what, [=](Device d) -> Outputs {
+    out.push_back({"max_pool2d_backward",
+                   "Pool2d",
+                   what,
+                   [=](Device d) -> Outputs {
                      const Tensor x = x_of().to(d);
-                     Tensor y = Tensor::empty(ys, DType::f32, d), argmax = Tensor::empty(ys, DType::i32, d);
+                     Tensor y = Tensor::empty(ys, DType::f32, d),
+                            argmax = Tensor::empty(ys, DType::i32, d);
                      max_pool2d_forward(x, y, argmax, g.o);
                      Tensor dx = Tensor::full(g.x, kNaN, d);
                      max_pool2d_backward(x, y, argmax, input(ys, s + 1).to(d), dx, g.o);
                      return {{"dx", dx}};
-                   }, {1e-5f, 1e-6f}});
-    out.push_back({"avg_pool2d_forward", "Pool2d", what, [=](Device d) -> Outputs {
+                   },
+                   {1e-5f, 1e-6f}});
+    out.push_back({"avg_pool2d_forward",
+                   "Pool2d",
+                   what,
+                   [=](Device d) -> Outputs {
                      Tensor y = Tensor::empty(ys, DType::f32, d);
                      avg_pool2d_forward(x_of().to(d), y, g.o);
                      return {{"y", y}};
-                   }, {1e-5f, 1e-6f}});
-    out.push_back({"avg_pool2d_backward", "Pool2d", what, [=](Device d) -> Outputs {
+                   },
+                   {1e-5f, 1e-6f}});
+    out.push_back({"avg_pool2d_backward",
+                   "Pool2d",
+                   what,
+                   [=](Device d) -> Outputs {
                      const Tensor x = x_of().to(d);
                      Tensor y = Tensor::empty(ys, DType::f32, d);
                      avg_pool2d_forward(x, y, g.o);
                      Tensor dx = Tensor::full(g.x, kNaN, d);
                      avg_pool2d_backward(x, y, input(ys, s + 1).to(d), dx, g.o);
                      return {{"dx", dx}};
-                   }, {1e-5f, 1e-6f}});
+                   },
+                   {1e-5f, 1e-6f}});
   };
   for (const Geometry& g : kGeometries) add(g, false);
   add(kGeometries[0], true);

@@ -21,10 +21,10 @@ Shape without_axis(const Shape& shape, int axis) {
 }
 
 const Shape kShapes[] = {
-    Shape{1},        Shape{7},        Shape{1000},     Shape{4099},      Shape{7, 33},
-    Shape{33, 1000}, Shape{3, 4099},  Shape{4099, 3},  Shape{33, 7, 5},  Shape{2, 1025, 3},
-    Shape{1, 1000, 33},
-    Shape{40000, 5},     // more warp-rows than one grid covers: the row loop strides
+    Shape{1},           Shape{7},        Shape{1000},    Shape{4099},     Shape{7, 33},
+    Shape{33, 1000},    Shape{3, 4099},  Shape{4099, 3}, Shape{33, 7, 5}, Shape{2, 1025, 3},
+    Shape{1, 1000, 33}, Shape{40000, 5},  // more warp-rows than one grid covers: the row loop
+                                          // strides
     Shape{70000, 2, 3},  // more outer slices than grid.y allows: the column loop strides
     Shape{0, 5}};
 
@@ -58,12 +58,14 @@ OpCase reduce_case(ReduceOp f, const char* name, std::function<Tensor()> make, i
 }
 
 OpCase argmax_case(std::function<Tensor()> make, int axis, std::string what) {
-  return {"argmax", "Reduce", what + " axis " + std::to_string(axis), [=](Device d) -> Outputs {
+  return {"argmax", "Reduce", what + " axis " + std::to_string(axis),
+          [=](Device d) -> Outputs {
             const Tensor x = make().to(d);
             Tensor out = Tensor::empty(without_axis(x.shape(), axis), DType::i32, d);
             argmax(x, axis, out);
             return {{"out", out}};
-          }, kExact};
+          },
+          kExact};
 }
 
 std::vector<OpCase> cases() {
@@ -76,30 +78,44 @@ std::vector<OpCase> cases() {
     const auto make = [=] { return input(shape, s); };
     for (int axis = 0; axis < shape.rank(); ++axis) {
       if (shape[axis] == 0) continue;  // no reduction over an empty axis: refused by check()
-      for (const auto& [f, name] : ops) out.push_back(reduce_case(f, name, make, axis, shape.str()));
+      for (const auto& [f, name] : ops)
+        out.push_back(reduce_case(f, name, make, axis, shape.str()));
       out.push_back(argmax_case(make, axis, shape.str()));
     }
   }
-  out.push_back(reduce_case(ReduceOp::sum, "sum", [] { return input({7, 33}, 900); }, -1, "(7, 33)"));
+  out.push_back(reduce_case(
+      ReduceOp::sum, "sum",
+      [] {
+        return input({7, 33}, 900);
+      },
+      -1, "(7, 33)"));
   for (const Shape& shape : {Shape{5, 4099}, Shape{33, 1000}, Shape{7, 2000, 3}})
     for (int axis = 0; axis < shape.rank(); ++axis)
       out.push_back(argmax_case([=] { return ties(shape); }, axis, "ties " + shape.str()));
   out.push_back(reduce_case(ReduceOp::max, "max", with_nans, 1, "NaN rows (4, 1500)"));
   out.push_back(argmax_case(with_nans, 1, "NaN rows (4, 1500)"));
-  OpCase big = reduce_case(ReduceOp::sum, "sum", [] { return input({3, 1 << 21}, 1400); }, 1,
-                           "(3, 2^21)");
+  OpCase big = reduce_case(
+      ReduceOp::sum, "sum",
+      [] {
+        return input({3, 1 << 21}, 1400);
+      },
+      1, "(3, 2^21)");
   big.large = true;
   out.push_back(std::move(big));
 
   std::uint32_t sq_seed = 1300;
   for (std::int64_t n : {0, 1, 7, 33, 1000, 4099, 8192, 8193, 1000003, 10000019}) {
     const std::uint32_t s = sq_seed++;
-    OpCase c{"sum_squares", "Reduce", "n=" + std::to_string(n), [=](Device d) -> Outputs {
+    OpCase c{"sum_squares",
+             "Reduce",
+             "n=" + std::to_string(n),
+             [=](Device d) -> Outputs {
                const Tensor x = input({n}, s).to(d);
                Tensor out = Tensor::full({1}, 5.0f, d);  // "=": the 5 is overwritten
                sum_squares(x, out);
                return {{"out", out}};
-             }, {1e-4f, 0.0f}};
+             },
+             {1e-4f, 0.0f}};
     c.large = n > 1000003;
     out.push_back(std::move(c));
   }
