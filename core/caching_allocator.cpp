@@ -27,9 +27,15 @@ CachingAllocator::~CachingAllocator() {
   for (Pending& p : pending_) {
     for (auto& [stream, event] : p.block.uses)
       if (event != nullptr) raw_.release_event(event);
-    free_[{p.block.stream, p.block.size}].push_back(p.ptr);
+    free_[{kSharedPool, p.block.stream, p.block.size}].push_back(p.ptr);
   }
   pending_.clear();
+  for (auto& [key, blocks] : free_)
+    if (std::get<0>(key) != kSharedPool) {
+      auto& shared = free_[{kSharedPool, std::get<1>(key), std::get<2>(key)}];
+      shared.insert(shared.end(), blocks.begin(), blocks.end());
+      blocks.clear();
+    }
   empty_cache_locked();
   // Blocks still live at exit belong to tensors that outlive the allocator (static objects);
   // the driver reclaims them with the process.
@@ -42,18 +48,27 @@ std::size_t CachingAllocator::round_size(std::size_t bytes) {
 
 void* CachingAllocator::allocate(std::size_t bytes, StreamKey stream) {
   const std::size_t size = round_size(bytes);
+  const PoolId pool = pool_now();
   std::lock_guard lock(mutex_);
+  if (pool != kSharedPool) open_pools_.insert(pool);
   collect_pending_locked();
   void* ptr = nullptr;
   std::size_t block_size = size;
-  // The smallest cached block on this stream that fits and is not wastefully large.
-  auto it = free_.lower_bound({stream, size});
-  if (it != free_.end() && it->first.first == stream && it->first.second <= size * kMaxOversize) {
-    block_size = it->first.second;
+  // The smallest cached block on this stream that fits and is not wastefully large: from the
+  // caller's pool, else (a capture) from the shared one, whose blocks' earlier uses all precede
+  // the capture on this stream.
+  auto take = [&](PoolId from) {
+    auto it = free_.lower_bound({from, stream, size});
+    if (it == free_.end() || std::get<0>(it->first) != from || std::get<1>(it->first) != stream ||
+        std::get<2>(it->first) > size * kMaxOversize)
+      return false;
+    block_size = std::get<2>(it->first);
     ptr = it->second.back();
     it->second.pop_back();
     if (it->second.empty()) free_.erase(it);
-  } else {
+    return true;
+  };
+  if (!take(pool) && (pool == kSharedPool || !take(kSharedPool))) {
     ptr = raw_.allocate(size);
     if (ptr == nullptr) {
       if (raw_.may_release_now && !raw_.may_release_now()) return nullptr;
@@ -65,7 +80,7 @@ void* CachingAllocator::allocate(std::size_t bytes, StreamKey stream) {
     stats_.reserved += size;
     stats_.peak_reserved = std::max(stats_.peak_reserved, stats_.reserved);
   }
-  live_.emplace(ptr, Block{block_size, stream, {}});
+  live_.emplace(ptr, Block{block_size, stream, pool, {}});
   stats_.in_use += block_size;
   stats_.peak_in_use = std::max(stats_.peak_in_use, stats_.in_use);
   return ptr;
@@ -73,17 +88,40 @@ void* CachingAllocator::allocate(std::size_t bytes, StreamKey stream) {
 
 void CachingAllocator::release(void* ptr) {
   if (ptr == nullptr) return;
+  const PoolId pool = pool_now();
   std::lock_guard lock(mutex_);
   auto it = live_.find(ptr);
   if (it == live_.end()) return;  // not ours; nothing sensible to do in a deleter
   Block block = std::move(it->second);
   live_.erase(it);
   stats_.in_use -= block.size;
+  // Freed while this thread captures: the recorded work may still use it at every replay, so it
+  // stays with the capture's pool, wherever it came from.
+  if (pool != kSharedPool) {
+    open_pools_.insert(pool);
+    block.pool = pool;
+  }
   if (block.uses.empty()) {
-    free_[{block.stream, block.size}].push_back(ptr);
+    add_free_locked(ptr, block);
     return;
   }
   pending_.push_back(Pending{ptr, std::move(block)});
+}
+
+void CachingAllocator::add_free_locked(void* ptr, const Block& block) {
+  const PoolId pool = open_pools_.count(block.pool) > 0 ? block.pool : kSharedPool;
+  free_[{pool, block.stream, block.size}].push_back(ptr);
+}
+
+void CachingAllocator::release_pool(PoolId pool) {
+  if (pool == kSharedPool) return;
+  std::lock_guard lock(mutex_);
+  open_pools_.erase(pool);
+  for (auto it = free_.lower_bound({pool, nullptr, 0}); it != free_.end() && std::get<0>(it->first) == pool;) {
+    auto& shared = free_[{kSharedPool, std::get<1>(it->first), std::get<2>(it->first)}];
+    shared.insert(shared.end(), it->second.begin(), it->second.end());
+    it = free_.erase(it);
+  }
 }
 
 void CachingAllocator::record_stream(void* ptr, StreamKey stream) {
@@ -96,6 +134,7 @@ void CachingAllocator::record_stream(void* ptr, StreamKey stream) {
       reinterpret_cast<std::uintptr_t>(ptr) - reinterpret_cast<std::uintptr_t>(it->first);
   if (offset >= it->second.size || it->second.stream == stream)
     return;  // not ours, or its own stream
+  if (raw_.is_capturing && raw_.is_capturing(stream)) return;  // see RawAllocator::is_capturing
   void* event = raw_.record_event(stream);
   for (auto& [other, last] : it->second.uses) {
     if (other != stream) continue;
@@ -112,7 +151,7 @@ void CachingAllocator::collect_pending_locked() {
       if (event != nullptr && !raw_.event_done(event)) return false;
     for (auto& [stream, event] : p.block.uses)
       if (event != nullptr) raw_.release_event(event);
-    free_[{p.block.stream, p.block.size}].push_back(p.ptr);
+    add_free_locked(p.ptr, p.block);
     return true;
   };
   pending_.erase(std::remove_if(pending_.begin(), pending_.end(), passed), pending_.end());
@@ -125,16 +164,17 @@ void CachingAllocator::empty_cache() {
 }
 
 // Blocks still waiting for another stream stay: the raw allocator may not take them back yet.
+// So do a private pool's: its graph's replays write them.
 void CachingAllocator::empty_cache_locked() {
   collect_pending_locked();
-  for (auto& [key, blocks] : free_) {
-    for (void* ptr : blocks) {
+  for (auto it = free_.begin(); it != free_.end() && std::get<0>(it->first) == kSharedPool;) {
+    for (void* ptr : it->second) {
       raw_.release(ptr);
       ++stats_.raw_frees;
-      stats_.reserved -= key.second;
+      stats_.reserved -= std::get<2>(it->first);
     }
+    it = free_.erase(it);
   }
-  free_.clear();
 }
 
 MemoryStats CachingAllocator::stats() const {

@@ -5,7 +5,9 @@
 // stream (record_stream: an NCCL collective, a copy or side stream) is held back at release until
 // each such stream has passed its last use, marked by an event recorded when that use was queued
 // (not at the free, as PyTorch's recordStream does: by then that stream may be destroyed).
-// Thread-safe.
+// A CUDA graph's capture allocates from a private pool (as PyTorch's graph pools): its blocks,
+// and any block freed while it captures, go back only to that pool, which every replay still
+// writes, until the graph releases the pool. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +15,8 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -30,6 +34,9 @@ struct MemoryStats {
 class CachingAllocator {
  public:
   using StreamKey = const void*;
+  // A private pool's number (a capture's serial); kSharedPool is every other allocation's.
+  using PoolId = std::uint64_t;
+  static constexpr PoolId kSharedPool = 0;
   struct RawAllocator {
     std::function<void*(std::size_t)> allocate;  // returns nullptr when out of memory
     std::function<void(void*)> release;
@@ -43,6 +50,13 @@ class CachingAllocator {
     std::function<void*(StreamKey)> record_event = nullptr;
     std::function<bool(void*)> event_done = nullptr;
     std::function<void(void*)> release_event = nullptr;
+    // The pool that allocations and releases made now by the calling thread belong to: a graph
+    // capture's private pool while that thread captures (null: always the shared pool).
+    std::function<PoolId()> current_pool = nullptr;
+    // Whether `stream` is being captured into a graph (null: never). record_stream is skipped
+    // then: the event would be recorded into the graph instead of marking the stream, and the
+    // capture's own pool already keeps what its work uses.
+    std::function<bool(StreamKey)> is_capturing = nullptr;
   };
 
   explicit CachingAllocator(RawAllocator raw);
@@ -60,8 +74,12 @@ class CachingAllocator {
   // this point. Call it after queuing each such use; the block's own stream and addresses in no
   // live block are ignored.
   void record_stream(void* ptr, StreamKey stream);
-  // Returns every cached (free) block to the raw allocator, unless it may not release now.
+  // Returns every cached (free) block of the shared pool to the raw allocator, unless it may not
+  // release now. A private pool's blocks stay: a graph's replays still use them.
   void empty_cache();
+  // Ends private pool `pool` (its graph is gone): its cached blocks join the shared pool, and so
+  // do its live blocks when they are released.
+  void release_pool(PoolId pool);
   MemoryStats stats() const;
   void reset_peak();
 
@@ -72,6 +90,7 @@ class CachingAllocator {
   struct Block {
     std::size_t size;
     StreamKey stream;
+    PoolId pool;
     // The last use on each other stream (record_stream): that stream and an event after it.
     std::vector<std::pair<StreamKey, void*>> uses;
   };
@@ -79,12 +98,17 @@ class CachingAllocator {
     void* ptr;
     Block block;
   };
+  using FreeKey = std::tuple<PoolId, StreamKey, std::size_t>;
   void empty_cache_locked();
   void collect_pending_locked();  // moves blocks whose events have all passed to the free lists
+  PoolId pool_now() const { return raw_.current_pool ? raw_.current_pool() : kSharedPool; }
+  // The free list a released block of `pool` joins: its pool while that is open, else shared.
+  void add_free_locked(void* ptr, const Block& block);
 
   RawAllocator raw_;
   mutable std::mutex mutex_;
-  std::map<std::pair<StreamKey, std::size_t>, std::vector<void*>> free_;
+  std::map<FreeKey, std::vector<void*>> free_;
+  std::set<PoolId> open_pools_;  // private pools not yet released
   std::map<void*, Block> live_;  // ordered: record_stream finds the block holding an address
   std::vector<Pending> pending_;
   MemoryStats stats_;

@@ -1,7 +1,8 @@
 // copy and copy_async between any two devices. A synchronous copy is queued on the current
 // stream of the CUDA side and then waited for, so it sees every op queued before it (a plain
 // cudaMemcpy would not order itself after kiln's non-blocking streams); between two GPUs it also
-// waits for the source GPU's current stream.
+// waits for the source GPU's current stream, and an asynchronous one keeps the source's memory
+// from reuse on its own GPU until the copy has run.
 #include <cstring>
 
 #include "kiln/core/dispatch.h"
@@ -65,10 +66,14 @@ void copy_async(const Tensor& src, Tensor& dst, const Stream& stream) {
     const auto handle = static_cast<cudaStream_t>(stream.handle());
     after_producer(src, device, handle);
     cuda::copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(), handle);
-    // The operands may come from another stream of this device: freed before the copy has run,
-    // their memory must not be handed out again until it has.
-    for (const Tensor* t : {&src, static_cast<const Tensor*>(&dst)})
-      if (t->device() == device) cuda::record_stream(device.index(), t->raw_data(), handle);
+    // The operands may come from another stream of this device, or be another GPU's: freed
+    // before the copy has run, their memory must not be handed out again until it has.
+    for (const Tensor* t : {&src, static_cast<const Tensor*>(&dst)}) {
+      if (t->device() == device)
+        cuda::record_stream(device.index(), t->raw_data(), handle);
+      else if (t->device().is_cuda())
+        cuda::record_use_from_device(t->device().index(), t->raw_data(), handle, device.index());
+    }
   });
 }
 

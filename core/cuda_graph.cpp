@@ -20,7 +20,8 @@ void CudaGraph::capture(Device device, const std::function<void()>& work) {
   cuda::set_device(device.index());
   cudaStream_t stream = cuda::current_stream(device.index());
   stream_ = stream;
-  cuda::begin_capture(stream, &scratch_blocks_);
+  cuda::begin_capture(stream, &scratch_blocks_, device.index());
+  pool_ = cuda::capture_serial();
   try {
     work();
   } catch (...) {
@@ -44,8 +45,13 @@ void CudaGraph::reset() {
   }
   // Released in stream order: the allocator hands a block out again only behind the work
   // already queued on the stream it served, the last replay included.
-  for (void* block : scratch_blocks_) cuda::device_allocator(device_.index()).release(block);
+  if (scratch_blocks_.empty() && pool_ == CachingAllocator::kSharedPool) return;
+  CachingAllocator& allocator = cuda::device_allocator(device_.index());
+  for (void* block : scratch_blocks_) allocator.release(block);
   scratch_blocks_.clear();
+  // What the capture allocated, and what was freed while it ran, was held for the replays.
+  allocator.release_pool(pool_);
+  pool_ = CachingAllocator::kSharedPool;
 }
 
 #else

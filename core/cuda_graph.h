@@ -4,9 +4,12 @@
 // the same tensors before each replay, and nothing the work touches may be reallocated while the
 // graph is kept (reset() it, then capture again). Scratch memory that kernels take from the
 // caching allocator during the capture belongs to the graph until reset(), so no later
-// allocation can receive a block a replay still writes.
+// allocation can receive a block a replay still writes; so are the tensors the work allocates
+// and frees (a private pool of the device allocator, as PyTorch's graph pools), and any tensor
+// freed while the capture runs.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -40,6 +43,7 @@ class CudaGraph {
   void* exec_ = nullptr;               // cudaGraphExec_t
   void* stream_ = nullptr;             // cudaStream_t of the capture
   std::vector<void*> scratch_blocks_;  // caching-allocator blocks kept for the replays
+  std::uint64_t pool_ = 0;             // the device allocator's private pool of the capture
 };
 
 }  // namespace kiln

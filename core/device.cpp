@@ -59,6 +59,25 @@ std::string device_name(Device device) {
 
 bool cuda_available() { return cuda_device_count() > 0; }
 
+namespace detail {
+
+std::string describe_cuda_unavailable(const CudaProbeFailure& f) {
+  auto version = [](int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); };
+  const std::string runtime_words = fmt::format("{} ({})", f.error_text, f.error_name);
+  if (!f.driver_present)
+    return fmt::format("no NVIDIA driver is loaded on this machine (/proc/driver/nvidia is absent; "
+                       "the CUDA runtime says: {}): install the NVIDIA driver",
+                       runtime_words);
+  if (f.insufficient_driver)
+    return fmt::format("the NVIDIA driver is too old for this kiln: it supports CUDA {}, kiln's "
+                       "runtime is CUDA {} ({}); update the driver",
+                       f.driver_version > 0 ? version(f.driver_version) : "?",
+                       version(f.runtime_version), runtime_words);
+  return runtime_words;
+}
+
+}  // namespace detail
+
 std::string cuda_unavailable_reason() {
 #if KILN_CUDA
   return cuda::device_count() > 0 ? std::string() : cuda::unavailable_reason();

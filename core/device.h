@@ -37,7 +37,21 @@ bool cuda_available();
 int cuda_device_count();
 // The device's marketing name ("NVIDIA H200"), or "CPU".
 std::string device_name(Device device);
-// Why cuda_available() is false, in words ("built without CUDA", the driver's error, ...).
+// Why cuda_available() is false, in words ("built without CUDA", "no NVIDIA driver", ...).
 std::string cuda_unavailable_reason();
+
+namespace detail {
+// What a failed CUDA device probe found. The runtime says "driver version is insufficient"
+// both where the driver is too old and where there is none at all; /proc/driver/nvidia tells
+// the two apart.
+struct CudaProbeFailure {
+  std::string_view error_name, error_text;  // the runtime's, e.g. cudaErrorInsufficientDriver
+  bool insufficient_driver = false;         // the error is cudaErrorInsufficientDriver
+  bool driver_present = false;              // /proc/driver/nvidia exists
+  int runtime_version = 0, driver_version = 0;  // 13000 is 13.0; the driver's 0 when none answers
+};
+// The words for it: no NVIDIA driver, a driver too old for the runtime, or the runtime's own.
+std::string describe_cuda_unavailable(const CudaProbeFailure& failure);
+}  // namespace detail
 
 }  // namespace kiln

@@ -1,8 +1,10 @@
 # shellcheck shell=bash
-# Sourced by gpu-check.sh: the summary it leaves in $out (and prints) when it exits, so that the
-# summary alone can be recorded in docs/gpu-check.md: the stage table, the per-suite tables, the
-# failed and skipped tests, what kiln's tests reported, the end of each failed stage's log and the
-# figures. Uses gpu-check.sh's variables (rows, suite_rows, sanitizer_rows, logs, out, status…).
+# Sourced by gpu-check.sh: the summary it leaves in $out, rewritten with the log archive after
+# every stage and suite (publish), so that a kill at any moment leaves what was done, and printed
+# at the end; the summary alone is what docs/gpu-check.md records: the stage table, the per-suite
+# tables, the failed and skipped tests, what kiln's tests reported, the end of each failed stage's
+# log and the figures. Uses gpu-check.sh's variables (rows, gpu_tests_rows, memcheck_rows,
+# racecheck_rows, logs, out, status, incomplete, …).
 
 suite_table() {  # suite_table TITLE ROW...
   local title=$1
@@ -19,13 +21,14 @@ suite_table() {  # suite_table TITLE ROW...
 # shellcheck disable=SC2317  # called through the EXIT trap
 figures() {
   local log name dir
-  suite_table "GPU test suites (one process each)" "${suite_rows[@]}"
-  suite_table "compute-sanitizer memcheck (one process per suite)" "${sanitizer_rows[@]}"
+  suite_table "GPU test suites (one process each)" "${gpu_tests_rows[@]}"
+  suite_table "compute-sanitizer memcheck (kiln's own kernels, one process per suite)" "${memcheck_rows[@]}"
+  suite_table "compute-sanitizer racecheck (kernels with shared memory, one process per suite)" "${racecheck_rows[@]}"
   local left_out=""
   for name in "${!long_tests[@]}"; do [[ -z ${long_tests[$name]} ]] || left_out+="${long_tests[$name]}"; done
   if [[ -n $left_out ]]; then
     echo
-    echo "Left out of memcheck (over ${sanitizer_max_test_ms} ms in the plain run): $left_out"
+    echo "Left out of the sanitizers (over ${sanitizer_max_test_ms} ms in the plain run): $left_out"
   fi
   # The lines kiln's tests print for the record (which path holds, what fell back).
   if grep -hs '^kiln-report: ' "$logs"/suites/*.log >/dev/null; then
@@ -34,13 +37,13 @@ figures() {
     echo
     grep -hs '^kiln-report: ' "$logs"/suites/*.log | sed 's/^kiln-report: /- /' | sort -u
   fi
-  for dir in suites sanitizer; do
-    if grep -hsE '^\[  FAILED  \] .* \([0-9]+ ms\)$|^\[  SKIPPED \] .* \([0-9]+ ms\)$|^========= (Invalid|Program hit|ERROR)' \
+  for dir in suites memcheck racecheck; do
+    if grep -hsE '^\[  FAILED  \] .* \([0-9]+ ms\)$|^\[  SKIPPED \] .* \([0-9]+ ms\)$|^========= (Invalid|Error: Race|Warp|Out-of-range|Misaligned|Illegal|Hardware)' \
         "$logs/$dir"/*.log >/dev/null; then
       echo
-      echo "## Failed or skipped tests ($([[ $dir == suites ]] && echo plain run || echo memcheck))"
+      echo "## Failed or skipped tests ($([[ $dir == suites ]] && echo plain run || echo "$dir"))"
       echo
-      grep -hsE '^\[  FAILED  \] .* \([0-9]+ ms\)$|^\[  SKIPPED \] .* \([0-9]+ ms\)$|^========= (Invalid|Program hit|ERROR)' \
+      grep -hsE '^\[  FAILED  \] .* \([0-9]+ ms\)$|^\[  SKIPPED \] .* \([0-9]+ ms\)$|^========= (Invalid|Error: Race|Warp|Out-of-range|Misaligned|Illegal|Hardware)' \
         "$logs/$dir"/*.log | sed -E 's/ \([0-9]+ ms\)$//' | sort -u | head -40 | sed 's/^/    /' || true
       # The first failure message of each failed test: often the whole story.
       grep -hs -B0 -A3 -E '^[^ ].*:[0-9]+: Failure$' "$logs/$dir"/*.log | head -40 | sed 's/^/    /' || true
@@ -78,31 +81,54 @@ figures() {
   done
 }
 
+# write_summary [AFTER]: the summary. AFTER names the stage just done while the run goes on: the
+# verdict then says the run had not ended, which is what a killed run leaves.
+write_summary() {
+  local after=${1:-} name
+  echo "# kiln gpu-check"
+  echo
+  echo "- date: $started"
+  echo "- host: $(uname -n)"
+  echo "- GPU: $gpu (driver $driver)"
+  echo "- CUDA: $("$cuda_bin/nvcc" --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p' || echo '?')"
+  echo "- commit: $commit"
+  if [[ $build == "$bundle" ]]; then echo "- programs: $(sed -n 's/^built: //p' "$bundle/BUILD-INFO")"; fi
+  echo "- budget: ${budget} s of stages (KILN_GPU_CHECK_BUDGET; limits scaled from ${base_budget} s); wall time so far: ${SECONDS} s"
+  echo
+  echo "| stage | result | limit | wall |"
+  echo "| --- | --- | ---: | ---: |"
+  printf '%s\n' "${rows[@]}"
+  for name in "${stage_order[@]}"; do  # the stages not run (yet)
+    printf '%s\n' "${rows[@]}" | grep -q "^| $name " ||
+      echo "| $name | not reached$([[ -n $after ]] && echo ' (yet)') | ${limit[$name]:-} s | |"
+  done
+  echo
+  if [[ -n $after ]]; then
+    echo "**INCOMPLETE**: written after ${after}, ${SECONDS} s in, while the run went on; if this is the"
+    echo "last summary, the run was killed there (failures so far: $([[ $status == 0 ]] && echo none || echo yes))."
+  elif [[ $status != 0 ]]; then
+    echo "**FAIL** (logs: gpu-check-logs.tar.gz)"
+  elif [[ $incomplete != 0 ]] || printf '%s\n' "${rows[@]}" | grep -qE '^\| [^|]+ \| not reached'; then
+    echo "**INCOMPLETE**: nothing failed, but the budget ran out before every verdict (rows 'not reached')"
+  else
+    echo "**PASS**"
+  fi
+  figures
+}
+
+# publish [AFTER]: rewrites the summary and the log archive into $out, each through a temporary
+# file and a rename, so that a kill at any moment leaves the last complete pair.
+publish() {
+  write_summary "${1:-}" >"$out/gpu-check-summary.md.part" && mv -f "$out/gpu-check-summary.md.part" "$out/gpu-check-summary.md"
+  tar -czf "$out/gpu-check-logs.tar.gz.part" -C "$logs" . 2>/dev/null &&
+    mv -f "$out/gpu-check-logs.tar.gz.part" "$out/gpu-check-logs.tar.gz"
+  return 0
+}
+
 # shellcheck disable=SC2317  # called through the EXIT trap
 summary() {
-  {
-    echo "# kiln gpu-check"
-    echo
-    echo "- date: $started"
-    echo "- host: $(uname -n)"
-    echo "- GPU: $gpu (driver $driver)"
-    echo "- CUDA: $("$cuda_bin/nvcc" --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p' || echo '?')"
-    echo "- commit: $commit"
-    if [[ $build == "$bundle" ]]; then echo "- programs: $(sed -n 's/^built: //p' "$bundle/BUILD-INFO")"; fi
-    echo "- total wall time: ${SECONDS} s (stage budget ${budget} s)"
-    echo
-    echo "| stage | result | wall |"
-    echo "| --- | --- | --- |"
-    printf '%s\n' "${rows[@]}"
-    local name
-    for name in "${stage_order[@]}"; do  # the stages an early exit left out
-      printf '%s\n' "${rows[@]}" | grep -q "^| $name " || echo "| $name | not reached | |"
-    done
-    echo
-    if [[ $status == 0 ]]; then echo "**PASS**"; else echo "**FAIL** (logs: gpu-check-logs.tar.gz)"; fi
-    figures
-  } >"$out/gpu-check-summary.md"
-  tar -czf "$out/gpu-check-logs.tar.gz" -C "$logs" . 2>/dev/null || true
+  # The final verdict of a run that stopped early: what was not reached is incomplete, not failed.
+  publish
   echo "=== gpu-check: summary"
   cat "$out/gpu-check-summary.md"
 }

@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
-# Proves the CUDA backend on a machine with an NVIDIA GPU in at most 8 minutes: every GPU test
-# suite in its own process (a sticky CUDA error then voids one suite, not the run; a skip fails
-# the check), the article's table in fp32, compute-sanitizer memcheck over the parity suites,
+# Proves the CUDA backend on a machine with an NVIDIA GPU in at most 8 minutes, most valuable
+# first: every GPU test suite in its own process (op parity; a sticky CUDA error then voids one
+# suite, not the run; a skip fails the check), the article's CPU-vs-GPU table in fp32,
+# compute-sanitizer memcheck over kiln's own kernels and racecheck over those that share memory,
 # data-parallel training (NCCL), a large GEMM-bound MLP step against cuBLAS's own rate, the table
-# in TF32, bf16 and with CUDA graphs, kiln against PyTorch eager, and mpirun with NCCL: most
-# informative first. Each stage has its own limit and the limits add up to the budget (checked
-# below), so every stage is reached or the summary says which was not and why.
+# in TF32, bf16 and with CUDA graphs, kiln against PyTorch eager, and mpirun with NCCL. Each stage
+# has its own limit (scripts/gpu-check-budget.sh), scaled to KILN_GPU_CHECK_BUDGET seconds
+# (default 480: set it from the lease's time left, docs/gpu-check.md), so a hang costs its stage
+# and a short lease still gives the first verdicts.
 #
 # Two ways to get the programs:
 # - gpu-bundle/ present (scripts/gpu-bundle.sh made it on the development machine): the lent GPU
 #   machine runs another image with no Debian packages and no network, so it runs the bundle's
 #   programs against its own CUDA, cuBLAS, cuDNN and NCCL libraries (found here, below).
-#   Device tool: command "bash scripts/gpu-check.sh", carry ["gpu-bundle"], timeout_s 560.
+#   Device tool: command "bash scripts/gpu-check.sh", carry ["gpu-bundle"] (docs/gpu-check.md).
 # - otherwise, on a GPU machine with kiln's Debian dependencies, it configures and builds
 #   build-gpu/ first (minutes more, outside the budget).
 #
-# Writes $OUT/gpu-check-summary.md (date, GPU, commit, result and wall time per stage and per test
-# suite, failed and skipped tests, figures; also printed) and $OUT/gpu-check-logs.tar.gz (every
-# log, each suite's gtest XML); without $OUT, into the build folder. Exit status 0 only when every
-# stage passed.
+# After every stage and suite it rewrites $OUT/gpu-check-summary.md (date, GPU, commit, result,
+# limit and wall time per stage and per suite, failed and skipped tests, figures) and
+# $OUT/gpu-check-logs.tar.gz (every log, each suite's gtest XML); without $OUT, into the build
+# folder. A run killed at any moment, SIGKILL included, leaves the summary of what it had done.
+# Exit status: 0 when every stage passed, 1 when one failed, 3 when nothing failed but the budget
+# ran out before every verdict, 2 for a budget that is not usable.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 here=$PWD
@@ -30,30 +34,17 @@ else
   build=${KILN_GPU_BUILD_DIR:-build-gpu}
 fi
 out=${OUT:-$build}
-logs=$(mktemp -d /tmp/gpu-check-logs.XXXX)
-mkdir -p "$out" "$logs/suites" "$logs/sanitizer"
+# Logs in a fixed folder (kept for a rerun on the warm machine), published into $out as an archive.
+logs=${KILN_GPU_CHECK_LOGS:-/tmp/kiln-gpu-check-logs}
+rm -rf "$logs"
+mkdir -p "$out" "$logs/suites" "$logs/memcheck" "$logs/racecheck"
 jobs=$(nproc)
 cuda_bin=/usr/local/cuda/bin
 export PATH="$PATH:$cuda_bin"
 
-# Each stage's limit in seconds, including the 2 s its kill may take. They add up to at most
-# $budget, so the run ends inside the device tool's timeout (560 s: the budget, plus the library
-# search, nvidia-smi, the summary and the archive). The test stages split theirs among suites.
-budget=480
-stage_order=(gpu-tests bench-fp32 compute-sanitizer train-gpus gpu-mlp-benchmark bench-tf32 bench-bf16
-             bench-fp32-cuda-graph compare-pytorch train-mpirun-nccl)
-declare -A limit=(
-  [gpu-tests]=180 [bench-fp32]=25 [compute-sanitizer]=100 [train-gpus]=25
-  [gpu-mlp-benchmark]=25 [bench-tf32]=20 [bench-bf16]=20 [bench-fp32-cuda-graph]=20
-  [compare-pytorch]=40 [train-mpirun-nccl]=15
-)
-suite_limit=45  # one suite at most, so that a hang leaves time for the others
-sum=0
-for name in "${!limit[@]}"; do sum=$((sum + limit[$name])); done
-if ((sum > budget)); then
-  echo "gpu-check: the stage limits add up to ${sum} s, over the ${budget} s budget" >&2
-  exit 2
-fi
+# shellcheck source=scripts/gpu-check-budget.sh
+source scripts/gpu-check-budget.sh
+set_budget "${KILN_GPU_CHECK_BUDGET:-$base_budget}" || exit 2
 deadline=$((SECONDS + budget))  # a second guard: no stage starts past it (set again below)
 
 started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
@@ -65,8 +56,9 @@ else
 fi
 gpu="none"
 driver="-"
-declare -a rows=() suite_rows=() sanitizer_rows=()
+declare -a rows=() gpu_tests_rows=() memcheck_rows=() racecheck_rows=()
 status=0
+incomplete=0
 
 # kiln's own commands run under `env "${kiln_env[@]}"`: the libraries they load (in bundle mode)
 # and the libraries' diagnostics, so that one run carries what a second would otherwise be needed
@@ -89,7 +81,7 @@ run_limited() {
 }
 
 # stage NAME COMMAND...: COMMAND under min(its limit, time left), its output in $logs/NAME.log;
-# records ok / FAILED / TIMED OUT and the wall time.
+# records ok / FAILED / TIMED OUT, the limit and the wall time, then publishes the summary.
 stage() {
   local name=$1 start=$SECONDS rc=0 result cap
   shift
@@ -97,8 +89,9 @@ stage() {
   local left=$((deadline - SECONDS))
   ((cap < left)) || cap=$left
   if ((cap < 5)); then
-    rows+=("| $name | not reached: out of time | 0 s |")
-    status=1
+    rows+=("| $name | not reached: out of time | ${limit[$name]} s | 0 s |")
+    incomplete=1
+    publish "$name"
     return 1
   fi
   echo "=== gpu-check: $name (limit ${cap} s)"
@@ -108,16 +101,22 @@ stage() {
     124 | 137) result="TIMED OUT after ${cap} s" ;;
     *) result="FAILED (exit $rc)" ;;
   esac
-  rows+=("| $name | $result | $((SECONDS - start)) s |")
+  rows+=("| $name | $result | ${cap} s | $((SECONDS - start)) s |")
   [[ $rc == 0 ]] || status=1
+  publish "$name"
   return $rc
 }
 skip() {  # skip NAME REASON
-  rows+=("| $1 | skipped: $2 | 0 s |")
+  rows+=("| $1 | skipped: $2 | | 0 s |")
+  publish "$1"
 }
 fail() {  # fail NAME REASON: a check that is not a command of its own
-  rows+=("| $1 | FAILED: $2 | 0 s |")
+  rows+=("| $1 | FAILED: $2 | | 0 s |")
   status=1
+  publish "$1"
+}
+after_suite() {  # called by run_suites after each suite: a kill mid-stage keeps the suites done
+  publish "$1 (a suite of it)"
 }
 
 # shellcheck source=scripts/gpu-check-suites.sh
@@ -125,6 +124,7 @@ source scripts/gpu-check-suites.sh
 # shellcheck source=scripts/gpu-check-summary.sh
 source scripts/gpu-check-summary.sh
 trap summary EXIT
+publish "the start"
 
 # --- the GPU
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
@@ -133,7 +133,7 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 gpu=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
-gpu_count=$(nvidia-smi -L | wc -l)
+gpu_count=$(nvidia-smi -L | grep -c '^GPU ' || true)  # MIG devices are listed below their GPU
 echo "=== gpu-check: $gpu, driver $driver, $gpu_count GPU(s), $jobs cores"
 nvidia-smi
 
@@ -182,7 +182,7 @@ if [[ $build == "$bundle" ]]; then
     exit 1
   fi
   kiln_env=(LD_LIBRARY_PATH="$library_path" "${kiln_env[@]}")
-  rows+=("| libraries | ok: every library the programs load was found | 0 s |")
+  rows+=("| libraries | ok: every library the programs load was found | | 0 s |")
 else
   # --- configure and build (only what the later stages run), before the budget starts
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -209,26 +209,36 @@ mpirun_unusable_reason() {
   fi
 }
 
-# --- every GPU test suite in its own process; each test must run, not skip
+# --- every GPU test suite in its own process (op parity first of all); each test must run, not skip
 run_suites gpu-tests "$logs/suites" "${limit[gpu-tests]}"
+publish gpu-tests
 
 # --- the article's speedup table on this GPU (40,000 samples, scaled to the 160,000-sample
 # epoch), beside the article's own figures
 stage bench-fp32 env "${kiln_env[@]}" "$build/apps/bench" --gpu-only --samples 40000 --precision fp32 \
   --out "$logs/bench-fp32" || true
 
-# --- memcheck, one process per parity suite, kiln's own kernels first (run_suites says which
-# suites and tests it leaves out, and why)
+# --- compute-sanitizer, one process per suite: memcheck over kiln's own kernels, racecheck over
+# those with shared memory (run_suites says which suites and tests each leaves out, and why).
+# API errors are not reported: kiln checks every call itself, and the libraries' internal
+# failing calls are theirs. Judged by the findings in each log, not by the sanitizer's exit code.
 sanitizer=$(command -v compute-sanitizer || true)
 if [[ -z $sanitizer && -x /usr/local/cuda/compute-sanitizer/compute-sanitizer ]]; then
   sanitizer=/usr/local/cuda/compute-sanitizer/compute-sanitizer
 fi
-if [[ -z $sanitizer ]]; then
-  fail compute-sanitizer "compute-sanitizer not found in PATH or $cuda_bin"
-else
-  run_suites compute-sanitizer "$logs/sanitizer" "${limit[compute-sanitizer]}" \
-    "$sanitizer" --tool memcheck --error-exitcode 1 --leak-check no --target-processes all
-fi
+for tool in memcheck racecheck; do
+  if [[ -z $sanitizer ]]; then
+    fail "$tool" "compute-sanitizer not found in PATH or $cuda_bin"
+  elif ((limit[$tool] < 5 || deadline - SECONDS < 5)); then
+    rows+=("| $tool | not reached: out of time | ${limit[$tool]} s | 0 s |")
+    incomplete=1
+  else
+    tool_options=(--tool "$tool" --report-api-errors no)
+    [[ $tool != memcheck ]] || tool_options+=(--leak-check no)
+    run_suites "$tool" "$logs/$tool" "${limit[$tool]}" "$sanitizer" "${tool_options[@]}" --target-processes all
+  fi
+  publish "$tool"
+done
 
 # --- data-parallel training on every GPU in one process, a thread per GPU (ncclCommInitAll).
 # One GPU runs the code path; more prove the all-reduce across devices.
@@ -270,4 +280,5 @@ else
     "${mpi_env[@]}" "$build/apps/train" --device=gpu "${train_job[@]}" || true
 fi
 
+if ((status == 0 && incomplete != 0)); then exit 3; fi
 exit $status

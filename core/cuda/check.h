@@ -24,8 +24,20 @@ void log_library_error(const char* library, int status, const char* status_name,
                                           #call, __FILE__, __LINE__);                       \
   } while (0)
 
-#define KILN_CUDA_CHECK(call) \
-  KILN_LIBRARY_CHECK("CUDA", call, cudaSuccess, cudaGetErrorName, cudaGetErrorString)
+// A failing runtime call also leaves its error as the thread's last error: it is cleared before
+// the throw, so that the next launch check (cudaGetLastError) does not blame a later kernel for
+// it. A sticky error (a broken context) stays whatever is done.
+#define KILN_CUDA_CHECK(call)                                                                 \
+  do {                                                                                        \
+    const cudaError_t kiln_cuda_status_ = (call);                                             \
+    if (kiln_cuda_status_ != cudaSuccess) [[unlikely]] {                                      \
+      (void)cudaGetLastError();                                                               \
+      ::kiln::detail::throw_library_error("CUDA", static_cast<int>(kiln_cuda_status_),        \
+                                          cudaGetErrorName(kiln_cuda_status_),                \
+                                          cudaGetErrorString(kiln_cuda_status_), #call,       \
+                                          __FILE__, __LINE__);                                \
+    }                                                                                         \
+  } while (0)
 #define KILN_CUBLAS_CHECK(call) \
   KILN_LIBRARY_CHECK("cuBLAS", call, CUBLAS_STATUS_SUCCESS, cublasGetStatusName, cublasGetStatusString)
 // In destructors: logs a failing status instead of throwing.

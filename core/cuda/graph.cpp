@@ -13,24 +13,30 @@ namespace kiln::cuda {
 namespace {
 thread_local std::vector<void*>* t_scratch_sink = nullptr;
 thread_local std::uint64_t t_capture_serial = 0;
+thread_local int t_capture_device = -1;
 std::atomic<int> g_captures{0};
 std::atomic<std::uint64_t> g_serials{0};
 }  // namespace
 
 std::vector<void*>* capture_scratch_sink() { return t_scratch_sink; }
 std::uint64_t capture_serial() { return t_capture_serial; }
+std::uint64_t capture_pool(int device) {
+  return device == t_capture_device ? t_capture_serial : CachingAllocator::kSharedPool;
+}
 bool capture_in_progress() { return g_captures.load() > 0; }
 
-void begin_capture(cudaStream_t stream, std::vector<void*>* scratch_sink) {
+void begin_capture(cudaStream_t stream, std::vector<void*>* scratch_sink, int device) {
   KILN_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
   t_scratch_sink = scratch_sink;
   t_capture_serial = ++g_serials;
+  t_capture_device = device;
   ++g_captures;
 }
 
 void* end_capture(cudaStream_t stream, bool failed) {
   t_scratch_sink = nullptr;
   t_capture_serial = 0;
+  t_capture_device = -1;
   --g_captures;
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
@@ -53,7 +59,10 @@ void launch_graph(void* exec, cudaStream_t stream) {
 
 void destroy_graph(void* exec) {
   const cudaError_t status = cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
-  if (status != cudaSuccess) log::warn("cudaGraphExecDestroy: {}", cudaGetErrorString(status));
+  if (status != cudaSuccess) {
+    log::warn("cudaGraphExecDestroy: {}", cudaGetErrorString(status));
+    (void)cudaGetLastError();  // logged: not for the next launch check to report
+  }
 }
 
 }  // namespace kiln::cuda

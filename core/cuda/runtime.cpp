@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/stream_workspace.h"
+#include "kiln/core/device.h"
 #include "kiln/core/dispatch.h"
 #include "kiln/core/log.h"
 #include "kiln/core/memory.h"
@@ -32,7 +34,12 @@ const DeviceCount& probe_devices() {
     const cudaError_t status = cudaGetDeviceCount(&result.count);
     if (status != cudaSuccess) {
       result.count = 0;
-      result.reason = fmt::format("{} ({})", cudaGetErrorString(status), cudaGetErrorName(status));
+      int runtime_version = 0, driver_version = 0;
+      (void)cudaRuntimeGetVersion(&runtime_version);
+      (void)cudaDriverGetVersion(&driver_version);
+      result.reason = ::kiln::detail::describe_cuda_unavailable(
+          {cudaGetErrorName(status), cudaGetErrorString(status), status == cudaErrorInsufficientDriver,
+           std::filesystem::exists("/proc/driver/nvidia"), runtime_version, driver_version});
       (void)cudaGetLastError();  // clear the sticky-free error so later calls start clean
     } else if (result.count == 0) {
       result.reason = "the CUDA driver reports no devices";
@@ -102,6 +109,7 @@ class DeviceScope {
     const cudaError_t status = cudaSetDevice(previous_);
     if (status != cudaSuccess) {
       log::error("restoring CUDA device {} failed: {}", previous_, cudaGetErrorString(status));
+      (void)cudaGetLastError();  // logged here: the next launch check must not report it again
       return;
     }
     thread_state().current_device = previous_;
@@ -135,19 +143,24 @@ class AllocatorEvents {
     auto stream = static_cast<cudaStream_t>(const_cast<void*>(key));
     cudaEvent_t event = take();
     if (event != nullptr && cudaEventRecord(event, stream) == cudaSuccess) return event;
+    (void)cudaGetLastError();
     log::error("the device allocator could not record an event on a stream; waiting for it");
     if (event != nullptr) give_back(event);
     (void)cudaStreamSynchronize(stream);
     (void)cudaGetLastError();
     return nullptr;
   }
+  // Only a completed event has passed. Not ready, captured (recorded into a graph being
+  // captured) or any error: not passed, and the error is cleared so that the next kernel's launch
+  // check does not report it. A broken context keeps the block forever, which costs nothing: it
+  // is never used again.
   bool passed(void* event) noexcept {
     const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(event));
-    if (status == cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    return true;  // passed, or the context is broken and the block will never be used again
+    if (status == cudaSuccess) return true;
+    (void)cudaGetLastError();
+    if (status != cudaErrorNotReady)
+      log::debug("the device allocator's event query: {}", cudaGetErrorString(status));
+    return false;
   }
   void give_back(void* event) noexcept {
     std::lock_guard lock(mutex_);
@@ -168,6 +181,7 @@ class AllocatorEvents {
       const DeviceScope scope(device_);
       cudaEvent_t event = nullptr;
       if (cudaEventCreateWithFlags(&event, cudaEventDisableTiming) == cudaSuccess) return event;
+      (void)cudaGetLastError();
     } catch (const std::exception& e) {
       log::error("the device allocator's event: {}", e.what());
     }
@@ -236,7 +250,10 @@ void* pinned_allocate(std::size_t bytes) {
 
 void pinned_release(void* ptr) {
   const cudaError_t status = cudaFreeHost(ptr);
-  if (status != cudaSuccess) log::error("cudaFreeHost failed: {}", cudaGetErrorString(status));
+  if (status != cudaSuccess) {
+    log::error("cudaFreeHost failed: {}", cudaGetErrorString(status));
+    (void)cudaGetLastError();
+  }
   auto& c = pinned_counters();
   std::lock_guard lock(c.mutex);
   auto it = c.sizes.find(ptr);
@@ -276,8 +293,10 @@ CachingAllocator& device_allocator(int device) {
           try {
             const DeviceScope scope(device);
             const cudaError_t status = cudaFree(ptr);
-            if (status != cudaSuccess)
+            if (status != cudaSuccess) {
               log::error("cudaFree failed: {}", cudaGetErrorString(status));
+              (void)cudaGetLastError();
+            }
           } catch (const std::exception& e) {
             log::error("cudaFree on device {}: {}", device, e.what());
           }
@@ -285,7 +304,9 @@ CachingAllocator& device_allocator(int device) {
         [] { return !capture_in_progress(); },
         [events](CachingAllocator::StreamKey stream) { return events->record(stream); },
         [events](void* event) { return events->passed(event); },
-        [events](void* event) { events->give_back(event); }};
+        [events](void* event) { events->give_back(event); },
+        [device] { return capture_pool(device); },
+        [](CachingAllocator::StreamKey stream) { return stream_capturing(stream); }};
     slot = std::make_unique<CachingAllocator>(std::move(raw));
   }
   return *slot;
@@ -321,7 +342,10 @@ cudaStream_t create_stream(int device) {
 
 void destroy_stream(cudaStream_t stream) {
   const cudaError_t status = cudaStreamDestroy(stream);
-  if (status != cudaSuccess) log::debug("cudaStreamDestroy: {}", cudaGetErrorString(status));
+  if (status != cudaSuccess) {
+    log::debug("cudaStreamDestroy: {}", cudaGetErrorString(status));
+    (void)cudaGetLastError();  // logged: not for the next launch check to report
+  }
 }
 
 void copy_bytes(void* dst, const void* src, std::size_t bytes, int device) {
@@ -360,6 +384,38 @@ void record_stream(int device, const void* ptr, cudaStream_t stream) {
   device_allocator(device).record_stream(const_cast<void*>(ptr), stream);
 }
 
+void record_use_from_device(int device, const void* ptr, cudaStream_t stream, int stream_device) {
+  cudaEvent_t used = nullptr;
+  {
+    const DeviceScope scope(stream_device);
+    KILN_CUDA_CHECK(cudaEventCreateWithFlags(&used, cudaEventDisableTiming));
+    const cudaError_t recorded = cudaEventRecord(used, stream);
+    if (recorded != cudaSuccess) destroy_event(used);
+    KILN_CUDA_CHECK(recorded);
+  }
+  // The owner's current stream waits for the use; marking the block used on that stream holds
+  // it from every other stream of its device too. Events of one device only: an allocator event
+  // cannot be recorded on another device's stream.
+  cudaStream_t owner = current_stream(device);
+  cudaError_t waited = cudaSuccess;
+  {
+    const DeviceScope scope(device);
+    waited = cudaStreamWaitEvent(owner, used, 0);
+  }
+  destroy_event(used);  // the wait holds what it needs
+  KILN_CUDA_CHECK(waited);
+  record_stream(device, ptr, owner);
+}
+
+bool stream_capturing(const void* stream) noexcept {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(const_cast<void*>(stream)), &status) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return capture_in_progress();  // unknown: assume the worst while anything captures
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
 void* create_event(int device) {
   const DeviceScope scope(device);
   cudaEvent_t event = nullptr;
@@ -369,7 +425,10 @@ void* create_event(int device) {
 
 void destroy_event(void* event) {
   const cudaError_t status = cudaEventDestroy(static_cast<cudaEvent_t>(event));
-  if (status != cudaSuccess) log::debug("cudaEventDestroy: {}", cudaGetErrorString(status));
+  if (status != cudaSuccess) {
+    log::debug("cudaEventDestroy: {}", cudaGetErrorString(status));
+    (void)cudaGetLastError();  // logged: not for the next launch check to report
+  }
 }
 
 void record_event(void* event, cudaStream_t stream) {
@@ -382,7 +441,9 @@ void synchronize_event(void* event) {
 
 bool query_event(void* event) {
   const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(event));
-  if (status == cudaErrorNotReady) {
+  // Not ready, or recorded inside a graph capture (it completes only when a replay runs): not
+  // passed, and not an error for the next launch check to find.
+  if (status == cudaErrorNotReady || status == cudaErrorCapturedEvent) {
     (void)cudaGetLastError();
     return false;
   }

@@ -53,6 +53,11 @@ void wait_for_device(cudaStream_t stream, int device);
 // which may have been allocated on another stream: freed, it is not reused before `stream` has
 // passed this point (CachingAllocator::record_stream).
 void record_stream(int device, const void* ptr, cudaStream_t stream);
+// The same for a use queued on `stream` of another device (`stream_device`: a copy from one GPU
+// to another): the owner's current stream waits for that use and the block is marked used there.
+void record_use_from_device(int device, const void* ptr, cudaStream_t stream, int stream_device);
+// Whether `stream` (a cudaStream_t) is being captured into a graph now.
+bool stream_capturing(const void* stream) noexcept;
 
 void* create_event(int device);  // with timing
 void destroy_event(void* event);  // logs, never throws
@@ -64,9 +69,10 @@ float event_elapsed_ms(void* start, void* end);
 // The calling thread's cuBLAS handle on `device`, bound to `stream`.
 cublasHandle_t cublas_handle(int device, cudaStream_t stream);
 
-// Stream capture for CudaGraph (core/cuda_graph.h). While this thread captures, StreamScratch
-// hands its blocks to `scratch_sink` instead of releasing them (the graph keeps them).
-void begin_capture(cudaStream_t stream, std::vector<void*>* scratch_sink);
+// Stream capture for CudaGraph (core/cuda_graph.h) on `device`. While this thread captures,
+// StreamScratch hands its blocks to `scratch_sink` instead of releasing them (the graph keeps
+// them), and the device allocator serves this thread from the capture's private pool.
+void begin_capture(cudaStream_t stream, std::vector<void*>* scratch_sink, int device);
 // Ends the capture and returns the instantiated graph (a cudaGraphExec_t). `failed`: the work
 // threw, so the capture is ended and dropped without instantiating, and nullptr is returned.
 void* end_capture(cudaStream_t stream, bool failed = false);
@@ -76,6 +82,9 @@ void destroy_graph(void* exec);  // logs, never throws
 std::vector<void*>* capture_scratch_sink();
 // A number for the capture running on this thread, unique in the process; 0 when none runs.
 std::uint64_t capture_serial();
+// The private pool of `device`'s allocator that this thread's allocations go to now: the serial
+// of its capture on that device, else CachingAllocator::kSharedPool.
+std::uint64_t capture_pool(int device);
 // Whether any thread is capturing now (the device allocator then keeps its cache: cudaFree
 // would wait for the device and break the capture).
 bool capture_in_progress();

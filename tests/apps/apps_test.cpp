@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "kiln/core/device.h"
 #include "tests/data/file_testing.h"
 
 namespace {
@@ -128,6 +129,11 @@ TEST(TrainApp, GpuWithoutAUsableGpuFailsClearly) {
   const Outcome o = train(kSmallRun + " --device gpu");
   if (o.exit_code == 0) GTEST_SKIP() << "a GPU is usable here";
   expect_one_line_error(o, "train", "GPU");
+  // Without a driver the runtime speaks of an "insufficient" driver; the message says the truth.
+  if (!std::filesystem::exists("/proc/driver/nvidia") &&
+      kiln::cuda_unavailable_reason().find("built without") == std::string::npos) {
+    EXPECT_NE(o.err.find("no NVIDIA driver is loaded"), std::string::npos) << o.err;
+  }
 }
 
 TEST(TrainApp, PrecisionIsCheckedAndTf32NeedsAGpu) {

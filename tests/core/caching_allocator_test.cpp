@@ -248,3 +248,112 @@ TEST(CachingAllocator, ABlockUsedOnlyOnItsOwnStreamIsReusedAtOnceWithoutEvents) 
   EXPECT_TRUE(events.events.empty());
   cache.release(a);
 }
+
+namespace {
+
+// An allocator whose calling thread "captures" into pool `pool` while it is not the shared one,
+// and whose stream `capturing` is being captured.
+struct CacheWithPools {
+  CountingRaw raw;
+  FakeEvents events;
+  kiln::CachingAllocator::PoolId pool = kiln::CachingAllocator::kSharedPool;
+  const void* capturing = nullptr;
+  kiln::CachingAllocator cache{[this] {
+    auto hooks = raw.make();
+    events.install(hooks);
+    hooks.current_pool = [this] { return pool; };
+    hooks.is_capturing = [this](const void* stream) { return stream == capturing; };
+    return hooks;
+  }()};
+};
+
+}  // namespace
+
+TEST(CachingAllocator, ACapturesBlocksAreReusedOnlyByThatCaptureUntilItsPoolIsReleased) {
+  CacheWithPools t;
+  t.pool = 5;  // capturing
+  void* scratch = t.cache.allocate(4096, kStreamA);
+  t.cache.release(scratch);  // the recorded kernels still write it at every replay
+  EXPECT_EQ(t.cache.allocate(4096, kStreamA), scratch);  // later work of the same capture may
+  t.cache.release(scratch);
+  t.pool = kiln::CachingAllocator::kSharedPool;  // the capture ended; the graph is kept
+  void* other = t.cache.allocate(4096, kStreamA);
+  EXPECT_NE(other, scratch);
+  t.cache.release(other);
+  t.cache.release_pool(5);  // the graph is gone
+  void* a = t.cache.allocate(4096, kStreamA);
+  void* b = t.cache.allocate(4096, kStreamA);
+  EXPECT_TRUE((a == scratch && b == other) || (a == other && b == scratch));
+  EXPECT_EQ(t.raw.allocations, 2);
+  t.cache.release(a);
+  t.cache.release(b);
+}
+
+TEST(CachingAllocator, ABlockFreedDuringACaptureStaysWithThatCapture) {
+  CacheWithPools t;
+  void* input = t.cache.allocate(4096, kStreamA);  // allocated before the capture
+  t.pool = 9;
+  t.cache.release(input);  // freed while capturing: the recorded work may read it at replays
+  t.pool = kiln::CachingAllocator::kSharedPool;
+  void* next = t.cache.allocate(4096, kStreamA);
+  EXPECT_NE(next, input);
+  t.cache.release(next);
+  t.cache.release_pool(9);
+  void* again = t.cache.allocate(4096, kStreamA);
+  void* again2 = t.cache.allocate(4096, kStreamA);
+  EXPECT_TRUE(again == input || again2 == input);
+  t.cache.release(again);
+  t.cache.release(again2);
+}
+
+TEST(CachingAllocator, ACaptureTakesACachedSharedBlockAndKeepsIt) {
+  CacheWithPools t;
+  void* cached = t.cache.allocate(4096, kStreamA);
+  t.cache.release(cached);
+  t.pool = 2;
+  EXPECT_EQ(t.cache.allocate(4096, kStreamA), cached);  // its earlier uses precede the capture
+  EXPECT_EQ(t.raw.allocations, 1);
+  t.cache.release(cached);
+  t.pool = kiln::CachingAllocator::kSharedPool;
+  EXPECT_NE(t.cache.allocate(4096, kStreamA), cached);
+  EXPECT_EQ(t.raw.allocations, 2);
+}
+
+TEST(CachingAllocator, EmptyingTheCacheKeepsAPrivatePoolsBlocks) {
+  CacheWithPools t;
+  t.pool = 4;
+  void* scratch = t.cache.allocate(4096, kStreamA);
+  t.cache.release(scratch);
+  t.pool = kiln::CachingAllocator::kSharedPool;
+  t.cache.empty_cache();
+  EXPECT_EQ(t.raw.frees, 0);  // a replay would write freed device memory
+  t.cache.release_pool(4);
+  t.cache.empty_cache();
+  EXPECT_EQ(t.raw.frees, 1);
+  EXPECT_EQ(t.cache.stats().reserved, 0u);
+}
+
+TEST(CachingAllocator, ABlockStillLiveWhenItsPoolIsReleasedJoinsTheSharedPoolWhenFreed) {
+  CacheWithPools t;
+  t.pool = 6;
+  void* output = t.cache.allocate(4096, kStreamA);  // the graph's output, kept by the caller
+  t.pool = kiln::CachingAllocator::kSharedPool;
+  t.cache.release_pool(6);
+  t.cache.release(output);
+  EXPECT_EQ(t.cache.allocate(4096, kStreamA), output);
+  t.cache.release(output);
+}
+
+TEST(CachingAllocator, RecordStreamIsSkippedOnAStreamBeingCaptured) {
+  CacheWithPools t;
+  t.capturing = kStreamB;
+  void* block = t.cache.allocate(4096, kStreamA);
+  t.cache.record_stream(block, kStreamB);  // would record an event into the graph
+  EXPECT_TRUE(t.events.events.empty());
+  t.cache.record_stream(block, kStreamNccl);  // a stream not being captured: recorded
+  EXPECT_EQ(t.events.events.size(), 1u);
+  t.cache.release(block);
+  t.events.pass_all(kStreamNccl);
+  EXPECT_EQ(t.cache.allocate(4096, kStreamA), block);
+  t.cache.release(block);
+}

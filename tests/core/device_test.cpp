@@ -57,3 +57,38 @@ TEST(Error, CarriesMessageAndLocationApart) {
     EXPECT_NE(e.where().find("1 + 1 == 3"), std::string::npos) << e.where();
   }
 }
+
+TEST(Device, AFailedProbeWithoutADriverSaysThereIsNoDriver) {
+  kiln::detail::CudaProbeFailure f;
+  f.error_name = "cudaErrorInsufficientDriver";
+  f.error_text = "CUDA driver version is insufficient for CUDA runtime version";
+  f.insufficient_driver = true;
+  f.driver_present = false;
+  f.runtime_version = 13000;
+  const std::string words = kiln::detail::describe_cuda_unavailable(f);
+  EXPECT_EQ(words.rfind("no NVIDIA driver is loaded on this machine", 0), 0u) << words;
+  EXPECT_NE(words.find("/proc/driver/nvidia is absent"), std::string::npos) << words;
+  EXPECT_EQ(words.find("too old"), std::string::npos) << words;
+}
+
+TEST(Device, AFailedProbeWithAnOldDriverSaysItIsTooOldAndWhichVersions) {
+  kiln::detail::CudaProbeFailure f;
+  f.error_name = "cudaErrorInsufficientDriver";
+  f.error_text = "CUDA driver version is insufficient for CUDA runtime version";
+  f.insufficient_driver = true;
+  f.driver_present = true;
+  f.runtime_version = 13000;
+  f.driver_version = 12040;
+  const std::string words = kiln::detail::describe_cuda_unavailable(f);
+  EXPECT_NE(words.find("the NVIDIA driver is too old"), std::string::npos) << words;
+  EXPECT_NE(words.find("supports CUDA 12.4, kiln's runtime is CUDA 13.0"), std::string::npos) << words;
+}
+
+TEST(Device, AnyOtherFailedProbeGivesTheRuntimesWords) {
+  kiln::detail::CudaProbeFailure f;
+  f.error_name = "cudaErrorNoDevice";
+  f.error_text = "no CUDA-capable device is detected";
+  f.driver_present = true;
+  EXPECT_EQ(kiln::detail::describe_cuda_unavailable(f),
+            "no CUDA-capable device is detected (cudaErrorNoDevice)");
+}

@@ -11,8 +11,9 @@ namespace {
 TEST(ReluEpilogue, ParsesBothNamesAndRejectsOthers) {
   for (ReluEpilogue e : {ReluEpilogue::fused, ReluEpilogue::separate})
     EXPECT_EQ(parse_relu_epilogue(relu_epilogue_name(e)), e);
-  EXPECT_EQ(parse_relu_epilogue(nullptr), ReluEpilogue::fused);
-  EXPECT_EQ(parse_relu_epilogue(""), ReluEpilogue::fused);
+  // Separate is the default: it keeps NaN by construction; fused is opt-in.
+  EXPECT_EQ(parse_relu_epilogue(nullptr), ReluEpilogue::separate);
+  EXPECT_EQ(parse_relu_epilogue(""), ReluEpilogue::separate);
   const std::string message = testing::error_message([] { parse_relu_epilogue("unfused"); });
   EXPECT_NE(message.find("'unfused'"), std::string::npos) << message;
   EXPECT_NE(message.find("fused or separate"), std::string::npos) << message;

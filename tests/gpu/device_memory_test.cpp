@@ -1,11 +1,13 @@
 // The device memory rules behind streams, graphs and threads, seen through the public API: a
 // block freed while another stream still uses it is not handed out again before that stream has
 // passed the free; a CUDA graph keeps the library workspace it recorded with while eager work
-// takes its own; and a thread's library state (cuBLASLt handles and plans, the 32 MiB workspace
-// per stream) goes back when the thread ends.
+// takes its own, and a temporary of the recorded work stays with the graph; and a thread's
+// library state (cuBLASLt handles and plans, the 32 MiB workspace per stream) goes back when the
+// thread ends.
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <vector>
 
 #include "kiln/core/cuda_graph.h"
 #include "kiln/core/memory.h"
@@ -79,6 +81,35 @@ TEST(DeviceMemory, ACudaGraphKeepsItsLibraryWorkspaceAndEagerWorkTakesAnother) {
   EXPECT_TRUE(all_close(y_eager, expected, kReductionRtol, 1e-3f));
   graph.reset();  // the graph's workspace goes back with it
   EXPECT_EQ(memory_stats(kGpu).in_use, eager_only);
+}
+
+// A tensor the captured work allocates and frees (a layer's temporary) is written at every
+// replay: the capture's private pool keeps it from eager work until the graph is reset.
+TEST(DeviceMemory, ATemporaryOfACapturedStepStaysWithTheGraphUntilReset) {
+  KILN_REQUIRE_GPU();
+  const Tensor x = random_tensor(Shape{1 << 16}, 3200);
+  const Tensor x_gpu = on_gpu(x);
+  Tensor y = Tensor::zeros(Shape{1 << 16}, DType::f32, kGpu);
+  const void* temporary = nullptr;
+  auto step = [&] {
+    Tensor squares = Tensor::empty(Shape{1 << 16}, DType::f32, kGpu);
+    binary(BinaryOp::mul, x_gpu, x_gpu, squares);
+    binary(BinaryOp::add, squares, x_gpu, y);
+    temporary = squares.raw_data();
+  };  // `squares` is freed here, inside the capture
+  step();
+  CudaGraph graph;
+  graph.capture(kGpu, step);
+  const void* recorded = temporary;
+  const Tensor eager = Tensor::empty(Shape{1 << 16}, DType::f32, kGpu);  // same size and stream
+  EXPECT_NE(eager.raw_data(), recorded) << "eager work got a block every replay writes";
+  graph.replay();
+  std::vector<float> expected = x.to_vector<float>();
+  for (float& v : expected) v = v * v + v;
+  EXPECT_TRUE(all_close(y, Tensor::from_vector(expected, Shape{1 << 16}), 1e-6f, 1e-6f));
+  graph.reset();  // the pool goes back to the shared cache
+  const Tensor after = Tensor::empty(Shape{1 << 16}, DType::f32, kGpu);
+  EXPECT_EQ(after.raw_data(), recorded);
 }
 
 TEST(DeviceMemory, AThreadsLibraryStateGoesBackWhenTheThreadEnds) {

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The per-suite runner of scripts/gpu-check.sh (gpu-check-suites.sh, gpu-check-summary.sh)
-# against a stand-in gtest program whose suites pass, fail, crash, hang, skip, report, or need two
-# GPUs: each suite's row must say what happened to it, memcheck must run the failed suites first
-# and leave out the timed-out and the long ones, and a spent budget must show as "not reached".
-# No GPU needed. Usage: tests/scripts/gpu_check_suites_test.sh REPO_ROOT
+# The per-suite runner, the budget and the summary of scripts/gpu-check.sh (gpu-check-suites.sh,
+# gpu-check-budget.sh, gpu-check-summary.sh) against a stand-in gtest program whose suites pass,
+# fail, crash, hang, skip, report, write out of bounds, race, or need two GPUs: each suite's row
+# must say what happened to it; memcheck must run kiln's own kernels' suites only, the failed ones
+# first, leave out the timed-out and the long ones, and judge by its "Invalid" lines; racecheck
+# must judge by its hazard summary; a spent budget must show as "not reached" and make the stage
+# incomplete, not failed; every limit must scale with the budget; the summary published after a
+# stage must say the run had not ended. No GPU needed. Usage: gpu_check_suites_test.sh REPO_ROOT
 set -euo pipefail
 repo=$1
 work=$(mktemp -d)
@@ -15,6 +18,7 @@ for a in "$@"; do
   case $a in
     --gtest_list_tests)
       printf 'NcclCommunicator.\n  A\nGood.\n  A\nFail.\n  A\nCrash.\n  A\nHang.\n  A\nSkip.\n  A\nTwoGpus.\n  A\n'
+      printf 'Oob.\n  A\nRacy.\n  A\nLinearParity.\n  A\n'
       exit 0 ;;
     --gtest_filter=*) filter=${a#--gtest_filter=}; suite=${filter%%.*} ;;
     --gtest_output=xml:*) xml=${a#--gtest_output=xml:} ;;
@@ -29,33 +33,37 @@ case $suite in
   Crash) kill -SEGV $$ ;;
   Hang) sleep 100 ;;
   Skip) echo "x.cpp:9: Skipped"; echo "no CUDA device: test"; echo "[  SKIPPED ] $suite.A (0 ms)"; report 0 1 ;;
+  # What compute-sanitizer adds to a log: its lines come out under any wrapper here.
+  Oob) echo "========= Invalid __global__ write of size 4 bytes"; echo "[       OK ] $suite.A (5 ms)"; report 0 0 ;;
+  Racy) echo "========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)"; echo "[       OK ] $suite.A (5 ms)"; report 0 0 ;;
+  LinearParity) echo "[       OK ] $suite.A (5 ms)"; report 0 0 ;;
   *) echo "unexpected suite $suite"; exit 3 ;;
 esac
 FAKE
 chmod +x "$work/tests/kiln_gpu_tests"
 
-build=$work logs=$work/logs
-mkdir -p "$logs/suites" "$logs/sanitizer"
-kiln_env=(KILN_FAKE=1) gpu_count=1 suite_limit=5 deadline=$((SECONDS + 300)) status=0 budget=60
-rows=() suite_rows=() sanitizer_rows=() stage_order=(gpu-tests compute-sanitizer)
+build=$work logs=$work/logs out=$work/out
+mkdir -p "$logs/suites" "$logs/memcheck" "$logs/racecheck" "$out"
+kiln_env=(KILN_FAKE=1) gpu_count=1 deadline=$((SECONDS + 300)) status=0 incomplete=0
+rows=() gpu_tests_rows=() memcheck_rows=() racecheck_rows=()
+started=now commit=abc gpu=none driver=- cuda_bin=/nonexistent bundle=none
 run_limited() {
   local seconds=$1 log=$2 rc=0
   shift 2
   timeout --kill-after=1 $((seconds - 2)) "$@" >"$log" 2>&1 || rc=$?
   return $rc
 }
-fail() { rows+=("| $1 | FAILED: $2 | 0 s |"); status=1; }
+fail() { rows+=("| $1 | FAILED: $2 | | 0 s |"); status=1; }
+published=0
+after_suite() { published=$((published + 1)); }
+# shellcheck source=scripts/gpu-check-budget.sh
+source "$repo/scripts/gpu-check-budget.sh"
 # shellcheck source=scripts/gpu-check-suites.sh
 source "$repo/scripts/gpu-check-suites.sh"
 # shellcheck source=scripts/gpu-check-summary.sh
 source "$repo/scripts/gpu-check-summary.sh"
-
-run_suites gpu-tests "$logs/suites" 40
-run_suites compute-sanitizer "$logs/sanitizer" 40 env
-sanitizer_rows_full=("${sanitizer_rows[@]}")
-sanitizer_rows=()
-run_suites compute-sanitizer "$logs/sanitizer" 4 env  # a budget already spent
-report=$(figures)
+memcheck_suites=(Good Fail Crash Hang Skip Oob Racy)  # the stand-in's "own kernels"
+racecheck_suites=(Racy Good)
 
 errors=0
 expect() {  # expect WHAT PATTERN TEXT
@@ -65,27 +73,82 @@ expect() {  # expect WHAT PATTERN TEXT
     errors=$((errors + 1))
   fi
 }
-plain=$(printf '%s\n' "${suite_rows[@]}")
+
+# The budget: every limit scales by budget / 480; an unusable budget is refused.
+set_budget 200
+expect "limits scale with the budget" '^70 10 33 16 10 8 8 8 8 16 6 18$' \
+  "$(for n in "${stage_order[@]}"; do printf '%s ' "${limit[$n]}"; done; echo "$suite_limit")"
+set_budget 480
+((limit[gpu-tests] == 170 && suite_limit == 45)) || { echo "FAIL: the base budget changed the limits"; errors=$((errors + 1)); }
+if set_budget 30 2>/dev/null || set_budget abc 2>/dev/null; then echo "FAIL: an unusable budget was accepted"; errors=$((errors + 1)); fi
+set_budget 480
+suite_limit=5
+
+run_suites gpu-tests "$logs/suites" 60
+run_suites memcheck "$logs/memcheck" 60 env
+memcheck_rows_full=("${memcheck_rows[@]}")
+run_suites racecheck "$logs/racecheck" 40 env
+rows_before_spent=("${rows[@]}")
+status_before_spent=$status
+status=0
+memcheck_rows=()
+run_suites memcheck "$logs/memcheck" 4 env  # a budget already spent
+spent_row=${rows[-1]}
+status_after_spent=$status
+rows=("${rows_before_spent[@]}")
+status=$status_before_spent
+report=$(figures)
+publish memcheck
+interim=$(cat "$out/gpu-check-summary.md")
+
+errors=0
+expect() {  # expect WHAT PATTERN TEXT
+  if ! grep -qE -- "$2" <<<"$3"; then
+    echo "FAIL: $1: no line matches '$2' in:"
+    echo "$3" | sed 's/^/    /'
+    errors=$((errors + 1))
+  fi
+}
+plain=$(printf '%s\n' "${gpu_tests_rows[@]}")
 expect "a passing suite" '^\| Good \| ok \| 1 \| 0 \| 0 \|' "$plain"
 expect "a failing suite" '^\| Fail \| FAILED \| 0 \| 1 \| 0 \|' "$plain"
 expect "a crash names its test" '^\| Crash \| CRASHED \(exit 139\) in Crash\.A \| 0 \| 1 \|' "$plain"
 expect "a hang names its test" '^\| Hang \| TIMED OUT after 5 s in Hang\.A \| 0 \| 1 \|' "$plain"
 expect "a skip gives its reason" '^\| Skip \| SKIPPED: no CUDA device: test \| 0 \| 0 \| 1 \|' "$plain"
+expect "the plain run judges no sanitizer line" '^\| Oob \| ok \|' "$plain"
 expect "two-GPU suite left out" '^\| TwoGpus \| left out: needs two GPUs, 1 here' "$plain"
 expect "NCCL runs last" '^\| NcclCommunicator \|' "$(tail -n 1 <<<"$plain")"
 expect "the two-GPU NCCL test is filtered out" "filter NcclCommunicator\.\*-$two_gpu_test" "$(cat "$logs/suites/NcclCommunicator.log")"
-expect "the stage row counts suites" '^\| gpu-tests \| FAILED: 2 of 6 suites ok, 4 not ok' "$(printf '%s\n' "${rows[@]}")"
-memcheck=$(printf '%s\n' "${sanitizer_rows_full[@]}")
+expect "the stage row counts suites" '^\| gpu-tests \| FAILED: 5 of 9 suites ok, 4 not ok' "$(printf '%s\n' "${rows[@]}")"
+memcheck=$(printf '%s\n' "${memcheck_rows_full[@]}")
 expect "memcheck starts with the failed suites" '^\| Fail \|' "$(head -n 1 <<<"$memcheck")"
 expect "memcheck leaves out a timed-out suite" '^\| Hang \| left out: timed out in the plain run' "$memcheck"
 expect "memcheck leaves out a suite of long tests" '^\| Good \| left out: every test over 3000 ms' "$memcheck"
-if grep -q '^| NcclCommunicator ' <<<"$memcheck"; then
+expect "memcheck judges by its Invalid lines" '^\| Oob \| FAILED: 1 memory errors \|' "$memcheck"
+expect "memcheck leaves out library-backed suites" "^\| LinearParity \| left out: not kiln's own kernels" "$memcheck"
+if grep -q '^| NcclCommunicator | [^l]' <<<"$memcheck"; then
   echo "FAIL: memcheck ran the NCCL suite"
   errors=$((errors + 1))
 fi
-expect "a spent budget is not reached" '^\| Fail \| not reached' "$(printf '%s\n' "${sanitizer_rows[@]}")"
+racecheck=$(printf '%s\n' "${racecheck_rows[@]}")
+expect "racecheck judges by its hazard summary" '^\| Racy \| FAILED: 2 race hazards \|' "$racecheck"
+if grep -qE '^\| (Fail|Oob|LinearParity) \|' <<<"$racecheck"; then
+  echo "FAIL: racecheck ran a suite outside its list"
+  errors=$((errors + 1))
+fi
+expect "a spent budget is not reached" '^\| Fail \| not reached' "$(printf '%s\n' "${memcheck_rows[@]}")"
+expect "a spent budget makes the stage incomplete" '^\| memcheck \| incomplete: 0 of [0-9]+ suites ok' "$spent_row"
+((status_after_spent == 0 && incomplete == 1)) ||
+  { echo "FAIL: an unreached suite failed the run (status $status_after_spent, incomplete $incomplete)"; errors=$((errors + 1)); }
+((published > 10)) || { echo "FAIL: the summary was published after $published suites only"; errors=$((errors + 1)); }
 expect "kiln-report lines are gathered" '^- Good says hello' "$report"
 expect "failures are quoted" 'x\.cpp:3: Failure' "$report"
+expect "the memcheck table is shown" "compute-sanitizer memcheck" "$report"
+expect "an interim summary says the run had not ended" '^\*\*INCOMPLETE\*\*: written after memcheck' "$interim"
+expect "stages not run yet are listed with their limit" '^\| bench-tf32 \| not reached \(yet\) \| 20 s \|' "$interim"
+[[ -f $out/gpu-check-logs.tar.gz ]] || { echo "FAIL: no log archive in \$OUT"; errors=$((errors + 1)); }
+final=$(write_summary)
+expect "the final summary fails a failed run" '^\*\*FAIL\*\*' "$final"
 ((status == 1)) || { echo "FAIL: status stayed $status"; errors=$((errors + 1)); }
 if ((errors > 0)); then exit 1; fi
 echo "gpu-check suite runner: every case reported as expected"
