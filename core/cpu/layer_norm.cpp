@@ -1,7 +1,8 @@
 // CPU reference layer_norm over (rows, cols): each row's mean and biased variance summed in
-// double, then the float expressions the CUDA kernels repeat term for term: y = fma((x - mean) *
-// invstd, gamma, beta); backward dx = invstd * (g - mean(g) - xhat * mean(g * xhat)) with
-// g = dy * gamma, and the per-feature sums of dgamma (dy * xhat) and dbeta (dy) in double.
+// double, then the float expressions the CUDA kernels repeat term for term (fmas written out, so
+// no compiler contracts them otherwise): y = fma((x - mean) * invstd, gamma, beta); backward
+// dx = invstd * (g - mean(g) - xhat * mean(g * xhat)) with g = dy * gamma, and the per-feature
+// sums of dgamma (dy * xhat) and dbeta (dy) in double.
 #include <cmath>
 
 #include "kiln/core/cpu/backend.h"
@@ -54,7 +55,10 @@ void backward(Index rows, Index cols, const float* dy, const float* x, const flo
     float* dxr = dx + r * cols;
     for (Index c = 0; c < cols; ++c) {
       const float xhat = (xr[c] - mean) * invstd;
-      dxr[c] = invstd * (dyr[c] * gamma[c] - mean_g - xhat * mean_gx);
+      // g rounded once (an fma with 0 is never contracted into the subtraction after it), so
+      // g - mean(g) is exactly 0 where every g is equal, as on the GPU and in oneDNN.
+      const float g = std::fma(dyr[c], gamma[c], 0.0f);
+      dxr[c] = invstd * std::fma(-xhat, mean_gx, g - mean_g);
     }
   }
   // Per feature, over the rows: each column's sums belong to one thread.

@@ -63,7 +63,7 @@ __global__ void backward_data_kernel(Index rows, Index cols, const float* dy, co
     for (Index c = threadIdx.x; c < cols; c += kThreads) {
       const float xhat = __fmul_rn(xr[c] - mean, invstd);
       const float g = __fmul_rn(dyr[c], gamma[c]);
-      dxr[c] = __fmul_rn(invstd, __fsub_rn(__fsub_rn(g, mean_g), __fmul_rn(xhat, mean_gx)));
+      dxr[c] = __fmul_rn(invstd, fmaf(-xhat, mean_gx, __fsub_rn(g, mean_g)));
     }
   }
 }

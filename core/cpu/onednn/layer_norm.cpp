@@ -81,12 +81,16 @@ void backward_kernel(op::LayerNormBackward& o) {
           static_cast<float>(1.0 / (static_cast<double>(invstd[r]) * invstd[r]) - kBackwardEps);
     auto* dgamma = static_cast<float*>(staging(static_cast<std::size_t>(o.cols) * 4, 1));
     auto* dbeta = static_cast<float*>(staging(static_cast<std::size_t>(o.cols) * 4, 2));
+    const auto* unused_shift =
+        static_cast<float*>(staging(static_cast<std::size_t>(o.cols) * 4, 3));
     execute(backward_primitive(o.rows, o.cols, kBackwardEps),
             {{DNNL_ARG_SRC, at(data_desc(o.rows, o.cols), o.x.data<float>())},
              {DNNL_ARG_DIFF_DST, at(data_desc(o.rows, o.cols), o.dy.data<float>())},
              {DNNL_ARG_MEAN, at(vector_desc(o.rows), o.save_mean.data<float>())},
              {DNNL_ARG_VARIANCE, at(vector_desc(o.rows), variance)},
              {DNNL_ARG_SCALE, at(vector_desc(o.cols), o.gamma.data<float>())},
+             // oneDNN asks for the shift too, though no gradient depends on it (the op has none).
+             {DNNL_ARG_SHIFT, at(vector_desc(o.cols), unused_shift)},
              {DNNL_ARG_DIFF_SRC, at(data_desc(o.rows, o.cols), o.dx.data<float>())},
              {DNNL_ARG_DIFF_SCALE, at(vector_desc(o.cols), dgamma)},
              {DNNL_ARG_DIFF_SHIFT, at(vector_desc(o.cols), dbeta)}});

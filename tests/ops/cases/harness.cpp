@@ -123,10 +123,18 @@ bool has_kernel(const std::string& op, Side side) {
   return false;
 }
 
-int expect_group_parity(const std::string& group, Side other) {
+std::vector<std::string> ops_of_group(const std::string& group, Side side) {
+  std::set<std::string> ops;
+  for (const OpCase& c : op_cases())
+    if (c.group == group && has_kernel(c.op, side)) ops.insert(c.op);
+  if (ops.empty()) return {"none"};
+  return {ops.begin(), ops.end()};
+}
+
+int expect_op_parity(const std::string& op, Side other) {
   int compared = 0;
   for (const OpCase& c : op_cases()) {
-    if (c.group != group || !has_kernel(c.op, other)) continue;
+    if (c.op != op || !has_kernel(c.op, other)) continue;
     if (c.large && sanitized_build()) continue;
     std::vector<std::pair<MatmulPrecision, Tolerance>> precisions;
     if (other == Side::onednn) {

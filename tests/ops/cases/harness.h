@@ -79,9 +79,12 @@ bool sanitized_build();
 enum class Side : unsigned char { reference, onednn, cuda };
 // Whether `op` has a kernel on `side` in this build.
 bool has_kernel(const std::string& op, Side side);
-// Runs every case of `group` on the reference and on `other` (skipping the ops without a kernel
-// there) and adds a failure per output that differs. Returns how many cases it compared.
-int expect_group_parity(const std::string& group, Side other);
+// The ops of `group` with a kernel on `side` in this build, sorted; {"none"} when there is none
+// (its test then skips, saying so, and the group's suite is still there).
+std::vector<std::string> ops_of_group(const std::string& group, Side side);
+// Runs every case of `op` on the reference and on `other` and adds a failure per output that
+// differs. Returns how many (case, precision) pairs it compared.
+int expect_op_parity(const std::string& op, Side other);
 
 // Seeded inputs: uniform in [low, high) (tests/support random_tensor), and with NaN, +inf and
 // -inf written at the first, middle and last elements.

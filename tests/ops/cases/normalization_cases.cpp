@@ -52,21 +52,25 @@ OpCase layer_norm_forward_case(const Shape& shape, std::uint32_t s, bool sentine
 // and dbeta "+=" from random values.
 OpCase layer_norm_backward_case(const Shape& shape, std::uint32_t s) {
   const std::int64_t c = shape[shape.rank() - 1], rows = shape.numel() / c;
-  return {"layer_norm_backward",
-          "Normalization",
-          shape.str(),
-          [=](Device d) -> Outputs {
-            const Tensor x = input(shape, s, -3.0f, 5.0f), gamma = input({c}, s + 1, 0.5f, 1.5f);
-            Tensor y = Tensor::empty(shape), mean = Tensor::empty({rows}),
-                   invstd = Tensor::empty({rows});
-            layer_norm_forward(x, gamma, input({c}, s + 2), y, mean, invstd, 1e-5f);
-            Tensor dx = Tensor::full(shape, kNaN, d);
-            Tensor dgamma = input({c}, s + 3).to(d), dbeta = input({c}, s + 4).to(d);
-            layer_norm_backward(input(shape, s + 5).to(d), x.to(d), gamma.to(d), mean.to(d),
-                                invstd.to(d), dx, dgamma, dbeta);
-            return {{"dx", dx}, {"dgamma", dgamma}, {"dbeta", dbeta}};
-          },
-          {1e-4f, 1e-5f}};
+  OpCase out{"layer_norm_backward",
+             "Normalization",
+             shape.str(),
+             [=](Device d) -> Outputs {
+               const Tensor x = input(shape, s, -3.0f, 5.0f), gamma = input({c}, s + 1, 0.5f, 1.5f);
+               Tensor y = Tensor::empty(shape), mean = Tensor::empty({rows}),
+                      invstd = Tensor::empty({rows});
+               layer_norm_forward(x, gamma, input({c}, s + 2), y, mean, invstd, 1e-5f);
+               Tensor dx = Tensor::full(shape, kNaN, d);
+               Tensor dgamma = input({c}, s + 3).to(d), dbeta = input({c}, s + 4).to(d);
+               layer_norm_backward(input(shape, s + 5).to(d), x.to(d), gamma.to(d), mean.to(d),
+                                   invstd.to(d), dx, dgamma, dbeta);
+               return {{"dx", dx}, {"dgamma", dgamma}, {"dbeta", dbeta}};
+             },
+             {1e-4f, 1e-5f}};
+  // oneDNN sums each row in float where the reference sums in double; rows of a few close
+  // features (C = 3: invstd up to ~1e2) amplify the difference.
+  out.cpu = Tolerance{1e-3f, 1e-4f};
+  return out;
 }
 
 std::vector<OpCase> cases() {
