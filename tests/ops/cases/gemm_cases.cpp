@@ -1,6 +1,7 @@
 // Cases of gemm: every transpose combination at odd sizes with several (alpha, beta) ("=" and
 // "+="), beta = 0 over a NaN output, an empty inner dimension (c = beta c), operands and output
-// that are slices (offset pointers), NaN/inf in an operand, and TF32/bf16 at their tolerances.
+// that are slices (offset pointers), NaN/inf in an operand, matmul (which allocates and calls
+// gemm), and TF32/bf16 at their tolerances.
 #include <cmath>
 #include <limits>
 
@@ -87,6 +88,16 @@ std::vector<OpCase> cases() {
   sliced.fp32 = gemm_tol(33, 1.0f, 1e-4f, 1e-4f);
   sliced.cpu = gemm_tol(33, 1.0f, 1e-5f, 1e-5f);
   out.push_back(std::move(sliced));
+  // matmul: the allocating convenience over gemm, on the operands' device.
+  OpCase through_matmul{
+      "gemm", "Gemm", "through matmul, 7x1000x33 and transposed", [](Device d) -> Outputs {
+        const Tensor a = input({7, 33}, 21).to(d), b = input({33, 1000}, 22).to(d);
+        const Tensor at = input({33, 7}, 23).to(d), bt = input({1000, 33}, 24).to(d);
+        return {{"a b", matmul(a, b)}, {"at' bt'", matmul(at, bt, true, true)}};
+      }};
+  through_matmul.fp32 = gemm_tol(33, 1.0f, 1e-4f, 1e-4f);
+  through_matmul.cpu = gemm_tol(33, 1.0f, 1e-5f, 1e-5f);
+  out.push_back(std::move(through_matmul));
   return out;
 }
 
