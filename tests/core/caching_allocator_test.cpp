@@ -315,8 +315,10 @@ TEST(CachingAllocator, ACaptureTakesACachedSharedBlockAndKeepsIt) {
   EXPECT_EQ(t.raw.allocations, 1);
   t.cache.release(cached);
   t.pool = kiln::CachingAllocator::kSharedPool;
-  EXPECT_NE(t.cache.allocate(4096, kStreamA), cached);
+  void* eager = t.cache.allocate(4096, kStreamA);
+  EXPECT_NE(eager, cached);
   EXPECT_EQ(t.raw.allocations, 2);
+  t.cache.release(eager);
 }
 
 TEST(CachingAllocator, EmptyingTheCacheKeepsAPrivatePoolsBlocks) {
