@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/gemm.h"
 #include "kiln/core/cpu/onednn/onednn.h"
 #include "kiln/core/error.h"
 

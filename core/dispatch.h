@@ -1,6 +1,6 @@
-// The seam between the op list and the backends: operand checks that name both operands, and
-// KILN_ON_CUDA, the one place an op's CUDA call disappears from a build without CUDA (there it
-// throws "built without CUDA" instead).
+// Operand checks that name both operands, shared by the ops' check() (core/ops/), and
+// prepare_cuda, which a CUDA kernel calls for its stream. KILN_ON_CUDA is left for the copy
+// runtime (core/copy.cpp) until the device-runtime interface replaces it; ops no longer use it.
 #pragma once
 
 #include <initializer_list>

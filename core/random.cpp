@@ -1,35 +1,10 @@
-// Random initialisers: uniform and normal draws dispatched by device, and the Kaiming/Xavier
-// scalings computed from the weight's fans as PyTorch does.
+// Random initialisers: the Kaiming/Xavier scalings computed from the weight's fans as PyTorch
+// does, over uniform_ and normal_ (the op table's random fills, core/ops/random.h).
 #include "kiln/core/random.h"
 
 #include <cmath>
 
-#include "kiln/core/cpu/kernels.h"
-#include "kiln/core/cuda/kernels.h"
-#include "kiln/core/dispatch.h"
-
 namespace kiln {
-
-void uniform_(Tensor& x, float low, float high, Generator& gen) {
-  constexpr const char* op = "uniform_";
-  detail::check_operands(op, {{"x", &x}}, DType::f32);
-  KILN_CHECK(low <= high, "uniform_: low {} is above high {}", low, high);
-  const std::uint64_t offset = gen.advance(static_cast<std::uint64_t>(x.numel()));
-  if (x.device().is_cpu()) return cpu::uniform(x.numel(), gen.seed(), offset, low, high, x.data<float>());
-  KILN_ON_CUDA(op, cuda::uniform(x.numel(), gen.seed(), offset, low, high, x.data<float>(),
-                                 detail::prepare_cuda(x.device())));
-}
-
-void normal_(Tensor& x, float mean, float stddev, Generator& gen) {
-  constexpr const char* op = "normal_";
-  detail::check_operands(op, {{"x", &x}}, DType::f32);
-  KILN_CHECK(stddev >= 0.0f, "normal_: the standard deviation must be >= 0, found {}", stddev);
-  const std::uint64_t offset = gen.advance(static_cast<std::uint64_t>(x.numel()));
-  if (x.device().is_cpu())
-    return cpu::normal(x.numel(), gen.seed(), offset, mean, stddev, x.data<float>());
-  KILN_ON_CUDA(op, cuda::normal(x.numel(), gen.seed(), offset, mean, stddev, x.data<float>(),
-                                detail::prepare_cuda(x.device())));
-}
 
 Fans compute_fans(const Shape& s) {
   KILN_CHECK(s.rank() >= 2, "fan in and fan out need a weight of rank >= 2, found {}", s.str());

@@ -1,5 +1,5 @@
 // Window2d: the sizes of a 2-D sliding-window op (convolution, pooling) on NCHW tensors, as the
-// dispatchers hand them to both backends. Plain data with no kiln includes, so the CUDA sources
+// ops' check() hands them to every backend. Plain data with no kiln includes, so the CUDA sources
 // can use it. Output sizes follow PyTorch's floor mode with dilation 1.
 #pragma once
 

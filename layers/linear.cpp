@@ -1,4 +1,4 @@
-// Linear forward and backward, one op each (core/linear.cpp); under MatmulPrecision::bf16 on a CPU
+// Linear forward and backward, one op each (core/ops/linear.h); under MatmulPrecision::bf16 on a CPU
 // with bf16 instructions the products read the weight's bf16 copy, kept by the optimizer.
 #include "kiln/layers/linear.h"
 

@@ -1,5 +1,5 @@
 // Adam / AdamW: checks the options as torch.optim.Adam does, keeps the two moments and runs the
-// fused adam_step op (core/optimizer_ops.cpp) once per step with the bias corrections of step
+// fused adam_step op (core/ops/optimizer_ops.h) once per step with the bias corrections of step
 // steps() + 1.
 #include "kiln/optim/adam.h"
 

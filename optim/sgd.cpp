@@ -1,5 +1,5 @@
 // Sgd: checks its options as torch.optim.SGD does, keeps the momentum buffers and runs the fused
-// sgd_step op (core/optimizer_ops.cpp) once per step.
+// sgd_step op (core/ops/optimizer_ops.h) once per step.
 #include "kiln/optim/sgd.h"
 
 #include <cmath>

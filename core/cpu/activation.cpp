@@ -4,8 +4,9 @@
 // (PyTorch's default), written with erfc so that it stays accurate for large negative x.
 #include <cmath>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/activation.h"
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/ops/activation.h"
 
 namespace kiln::cpu {
 
@@ -59,5 +60,22 @@ void activation_backward(Activation f, Index n, const float* x, const float* y, 
       });
   }
 }
+
+namespace {
+
+void forward_kernel(op::ActivationForward& o) {
+  activation_forward(o.f, o.x.numel(), o.x.data<float>(), o.y.data<float>(), o.alpha);
+}
+void backward_kernel(op::ActivationBackward& o) {
+  activation_backward(o.f, o.x.numel(), o.x.data<float>(), o.y.data<float>(), o.dy.data<float>(),
+                      o.dx.data<float>(), o.alpha);
+}
+
+const RegisterKernel<op::ActivationForward> kForward(Backend::reference, forward_kernel, "fp32",
+                                                     "kiln");
+const RegisterKernel<op::ActivationBackward> kBackward(Backend::reference, backward_kernel, "fp32",
+                                                       "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

@@ -5,8 +5,9 @@
 // the order of the sums.
 #include <cmath>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/backend.h"
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/ops/batch_norm.h"
 
 namespace kiln::cpu {
 
@@ -106,5 +107,34 @@ void batch_norm_backward(Index n, Index c, Index l, const float* x, const float*
     });
   }
 }
+
+namespace {
+
+void train_kernel(op::BatchNormForwardTrain& o) {
+  batch_norm_forward_train(o.s.n, o.s.c, o.s.l, o.x.data<float>(), o.gamma.data<float>(),
+                           o.beta.data<float>(), o.momentum, o.eps, o.running_mean.data<float>(),
+                           o.running_var.data<float>(), o.y.data<float>(),
+                           o.save_mean.data<float>(), o.save_invstd.data<float>());
+}
+void eval_kernel(op::BatchNormForwardEval& o) {
+  batch_norm_forward_eval(o.s.n, o.s.c, o.s.l, o.x.data<float>(), o.gamma.data<float>(),
+                          o.beta.data<float>(), o.running_mean.data<float>(),
+                          o.running_var.data<float>(), o.eps, o.y.data<float>());
+}
+void backward_kernel(op::BatchNormBackward& o) {
+  batch_norm_backward(o.s.n, o.s.c, o.s.l, o.x.data<float>(), o.dy.data<float>(),
+                      o.gamma.data<float>(), o.save_mean.data<float>(),
+                      o.save_invstd.data<float>(), o.dx.data<float>(), o.dgamma.data<float>(),
+                      o.dbeta.data<float>());
+}
+
+const RegisterKernel<op::BatchNormForwardTrain> kTrain(Backend::reference, train_kernel, "fp32",
+                                                       "kiln");
+const RegisterKernel<op::BatchNormForwardEval> kEval(Backend::reference, eval_kernel, "fp32",
+                                                     "kiln");
+const RegisterKernel<op::BatchNormBackward> kBackward(Backend::reference, backward_kernel, "fp32",
+                                                      "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

@@ -1,8 +1,11 @@
+// CPU bf16 rounding (round to nearest even, NaN kept) and the write_bf16_copy kernel.
 #include "kiln/core/cpu/bf16.h"
 
 #include <vector>
 
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/op_table.h"
+#include "kiln/core/ops/bf16_copy.h"
 
 namespace kiln::cpu {
 
@@ -18,5 +21,15 @@ const float* rounded_to_bf16(const float* src, std::int64_t count, int slot) {
   for (std::int64_t i = 0; i < count; ++i) out[i] = round_to_bf16(src[i]);
   return out.data();
 }
+
+namespace {
+
+void copy_kernel(op::WriteBf16Copy& o) {
+  write_bf16_bits(o.x.numel(), o.x.data<float>(), static_cast<std::uint16_t*>(o.out.raw_data()));
+}
+
+const RegisterKernel<op::WriteBf16Copy> kCopy(Backend::reference, copy_kernel, "bf16", "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

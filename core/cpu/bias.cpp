@@ -3,8 +3,9 @@
 // Loops go parallel only past kParallelMin elements; below that thread start-up costs more.
 #include <algorithm>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/bias.h"
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/ops/bias.h"
 
 namespace kiln::cpu {
 
@@ -35,5 +36,17 @@ void bias_grad(Index rows, Index cols, const float* dy, float* dbias) {
     for (Index j = 0; j < width; ++j) dbias[c0 + j] = static_cast<float>(dbias[c0 + j] + sums[j]);
   }
 }
+
+namespace {
+
+void add_kernel(op::BiasAdd& o) { bias_add(o.rows, o.cols, o.bias.data<float>(), o.y.data<float>()); }
+void grad_kernel(op::BiasGrad& o) {
+  bias_grad(o.rows, o.cols, o.dy.data<float>(), o.dbias.data<float>());
+}
+
+const RegisterKernel<op::BiasAdd> kAdd(Backend::reference, add_kernel, "fp32", "kiln");
+const RegisterKernel<op::BiasGrad> kGrad(Backend::reference, grad_kernel, "fp32", "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

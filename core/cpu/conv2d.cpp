@@ -7,8 +7,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/gemm.h"
 #include "kiln/core/cpu/onednn/onednn.h"
+#include "kiln/core/ops/conv2d.h"
 #include "kiln/core/precision.h"
 
 namespace kiln::cpu {
@@ -145,5 +146,32 @@ void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, 
       for (Index o = 0; o < g.oc; ++o) dbias[o] += pw[g.oc * k + o];
   }
 }
+
+namespace {
+
+float* data_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
+
+void forward_kernel(op::Conv2dForward& o) {
+  conv2d_forward(o.g, o.x.data<float>(), o.weight.data<float>(), data_or_null(o.bias),
+                 o.y.data<float>());
+}
+void backward_data_kernel(op::Conv2dBackwardData& o) {
+  conv2d_backward_data(o.g, o.dy.data<float>(), o.weight.data<float>(), o.dx.data<float>());
+}
+void backward_filter_kernel(op::Conv2dBackwardFilter& o) {
+  conv2d_backward_filter(o.g, o.x.data<float>(), o.dy.data<float>(), o.dweight.data<float>(),
+                         o.dbias.defined() ? o.dbias.data<float>() : nullptr);
+}
+
+const RegisterKernel<op::Conv2dForward> kForward(Backend::reference, forward_kernel, "fp32 bf16",
+                                                 "kiln");
+const RegisterKernel<op::Conv2dBackwardData> kBackwardData(Backend::reference,
+                                                           backward_data_kernel, "fp32 bf16",
+                                                           "kiln");
+const RegisterKernel<op::Conv2dBackwardFilter> kBackwardFilter(Backend::reference,
+                                                               backward_filter_kernel, "fp32 bf16",
+                                                               "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

@@ -1,7 +1,8 @@
 // CPU dropout: element i is kept when the top 24 bits of Philox word x at (seed, offset + i),
 // as a float in [0, 1), are >= p. The same expressions run in core/cuda/dropout.cu, so the two
 // devices draw the same mask bit for bit, whatever the thread count.
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/backend.h"
+#include "kiln/core/ops/dropout.h"
 #include "kiln/core/cpu/parallel_loop.h"
 #include "kiln/core/philox.h"
 
@@ -17,5 +18,20 @@ void dropout_forward(Index n, std::uint64_t seed, std::uint64_t offset, float p,
     y[i] = x[i] * m;
   }
 }
+
+namespace {
+
+void forward_kernel(op::DropoutForward& o) {
+  dropout_forward(o.x.numel(), o.seed, o.offset, o.p, o.scale, o.x.data<float>(), o.y.data<float>(),
+                  o.mask.data<float>());
+}
+
+const RegisterKernel<op::DropoutForward> kForward(Backend::reference, forward_kernel, "fp32",
+                                                  "kiln");
+const RegisterKernel<op::DropoutBackward> kBackward(Backend::reference,
+                                                    op::DropoutBackward::as_binary, "fp32",
+                                                    "composite");
+
+}  // namespace
 
 }  // namespace kiln::cpu

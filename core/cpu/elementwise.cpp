@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/backend.h"
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/ops/elementwise.h"
 
 namespace kiln::cpu {
 
@@ -36,5 +37,25 @@ void fill(Index n, float value, float* x) {
 void fill(Index n, std::int32_t value, std::int32_t* x) {
   for_each_index(n, [=](Index i) { x[i] = value; });
 }
+
+namespace {
+
+void binary_kernel(op::Binary& o) {
+  binary(o.f, o.a.numel(), o.a.data<float>(), o.b.data<float>(), o.out.data<float>());
+}
+void scale_kernel(op::Scale& o) { scale(o.x.numel(), o.alpha, o.x.data<float>()); }
+void axpy_kernel(op::Axpy& o) { axpy(o.x.numel(), o.alpha, o.x.data<float>(), o.y.data<float>()); }
+void fill_kernel(op::Fill& o) {
+  if (o.x.dtype() == DType::i32)
+    return fill(o.x.numel(), static_cast<std::int32_t>(o.value), o.x.data<std::int32_t>());
+  fill(o.x.numel(), o.value, o.x.data<float>());
+}
+
+const RegisterKernel<op::Binary> kBinary(Backend::reference, binary_kernel, "fp32", "kiln");
+const RegisterKernel<op::Scale> kScale(Backend::reference, scale_kernel, "fp32", "kiln");
+const RegisterKernel<op::Axpy> kAxpy(Backend::reference, axpy_kernel, "fp32", "kiln");
+const RegisterKernel<op::Fill> kFill(Backend::reference, fill_kernel, "fp32", "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

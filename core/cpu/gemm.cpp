@@ -1,7 +1,7 @@
 // CPU GEMM: c (m, n) = alpha * op(a) @ op(b) + beta * c on row-major buffers, through oneDNN's
 // matmul when that path is selected (core/cpu_compute.h); else, the reference, through OpenBLAS's
 // sgemm when kiln was built with its OpenMP build (cmake/KilnBlas.cmake), or Eigen's blocked,
-// vectorised product. Under --precision bf16 the inputs are rounded to bf16 on both paths. Both parallelise over OpenMP's thread pool (core/parallel.h), the same pool
+// vectorised product. Under MatmulPrecision::bf16 the inputs are rounded to bf16 on both paths. Both parallelise over OpenMP's thread pool (core/parallel.h), the same pool
 // kiln's own loops use. beta == 0 overwrites c without reading it (as BLAS does), so
 // uninitialised or NaN output memory never leaks into the result.
 #include <Eigen/Core>
@@ -10,8 +10,9 @@
 #endif
 
 #include "kiln/core/cpu/bf16.h"
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/gemm.h"
 #include "kiln/core/cpu/onednn/onednn.h"
+#include "kiln/core/ops/gemm.h"
 #include "kiln/core/precision.h"
 
 namespace kiln::cpu {
@@ -77,5 +78,17 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
   multiply(a_map.transpose(), b_map.transpose(), alpha, beta, c_map);
 #endif
 }
+
+namespace {
+
+void gemm_kernel(op::Gemm& o) {
+  gemm(o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, o.a.data<float>(), o.b.data<float>(), o.beta,
+       o.out.data<float>());
+}
+
+const RegisterKernel<op::Gemm> kGemm(Backend::reference, gemm_kernel, "fp32 bf16",
+                                     reference_gemm_name());
+
+}  // namespace
 
 }  // namespace kiln::cpu

@@ -4,9 +4,12 @@
 // the bias and ReLU as post-ops.
 #include <algorithm>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/activation.h"
+#include "kiln/core/cpu/bias.h"
+#include "kiln/core/cpu/gemm.h"
 #include "kiln/core/cpu/onednn/onednn.h"
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/ops/linear.h"
 #include "kiln/core/precision.h"
 
 namespace kiln::cpu {
@@ -43,5 +46,27 @@ void linear_backward(Index n, Index in, Index out, const float* dy, const float*
   if (dbias != nullptr) bias_grad(n, out, g, dbias);
   if (dx != nullptr) gemm(false, false, n, in, out, 1.0f, g, w, 0.0f, dx);
 }
+
+namespace {
+
+float* data_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
+
+void forward_kernel(op::LinearForward& o) {
+  linear_forward(o.n, o.in, o.out, o.x.data<float>(), o.weight.data<float>(), o.w_bf16,
+                 data_or_null(o.bias), o.relu, o.y.data<float>());
+}
+void backward_kernel(op::LinearBackward& o) {
+  linear_backward(o.n, o.in, o.out, o.dy.data<float>(), o.x.data<float>(), o.weight.data<float>(),
+                  o.w_bf16, data_or_null(o.y), o.dweight.data<float>(), data_or_null(o.dbias),
+                  o.dx != nullptr ? o.dx->data<float>() : nullptr,
+                  o.y.defined() ? o.dpre.data<float>() : nullptr);
+}
+
+const RegisterKernel<op::LinearForward> kForward(Backend::reference, forward_kernel, "fp32 bf16",
+                                                 reference_gemm_name());
+const RegisterKernel<op::LinearBackward> kBackward(Backend::reference, backward_kernel,
+                                                   "fp32 bf16", reference_gemm_name());
+
+}  // namespace
 
 }  // namespace kiln::cpu

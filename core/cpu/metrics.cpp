@@ -1,5 +1,6 @@
 // count_correct on the CPU: a row counts when its first maximum sits at the label.
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/backend.h"
+#include "kiln/core/ops/metrics.h"
 
 namespace kiln::cpu {
 
@@ -15,5 +16,17 @@ void count_correct(Index rows, Index cols, const float* logits, const std::int32
   }
   *correct += static_cast<std::int32_t>(hits);
 }
+
+namespace {
+
+void count_correct_kernel(op::CountCorrect& o) {
+  count_correct(o.logits.size(0), o.logits.size(1), o.logits.data<float>(),
+                o.labels.data<std::int32_t>(), o.correct.data<std::int32_t>());
+}
+
+const RegisterKernel<op::CountCorrect> kCountCorrect(Backend::reference, count_correct_kernel,
+                                                     "fp32", "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

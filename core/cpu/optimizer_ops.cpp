@@ -6,15 +6,16 @@
 #include <cmath>
 
 #include "kiln/core/cpu/bf16.h"
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/backend.h"
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/ops/optimizer_ops.h"
 
 namespace kiln::cpu {
 
 namespace {
 
 // p[i] = update(i) for every element of one tensor, and, when the parameter keeps a bf16 copy
-// (--precision bf16 on the CPU), copy[i] = its bf16 rounding in the same pass: the copy the
+// (MatmulPrecision::bf16 on the CPU), copy[i] = its bf16 rounding in the same pass: the copy the
 // next products read costs no pass of its own. update may write other state at i (buffers).
 template <typename Update>
 void update_each(Index n, float* p, std::uint16_t* copy, const Update& update) {
@@ -111,5 +112,53 @@ void clamp_(int count, const Index* sizes, float* const* xs, float lo, float hi)
     for_each_index(sizes[t], [=](Index i) { x[i] = clamp_value(x[i], lo, hi); });
   }
 }
+
+namespace {
+
+std::uint16_t* const* copies_or_null(const std::vector<std::uint16_t*>& copies) {
+  return copies.empty() ? nullptr : copies.data();
+}
+
+// The CPU reads the per-step row on the host and moves the cursor itself.
+void sgd_kernel(op::SgdStep& o) {
+  SgdConfig config = o.config;
+  if (o.rows.rows != nullptr) config.lr = current_row(o.rows)[0];
+  const op::TensorLists& l = o.lists;
+  sgd_step(l.count, l.sizes.data(), l.a.data(), l.b.data(), l.c.empty() ? nullptr : l.c.data(),
+           config, o.first_step, copies_or_null(o.copies));
+  if (o.rows.rows != nullptr) ++*o.rows.cursor;
+}
+
+void adam_kernel(op::AdamStep& o) {
+  const AdamScalars scalars =
+      o.rows.rows != nullptr ? adam_scalars_from_row(current_row(o.rows)) : o.scalars;
+  const op::TensorLists& l = o.lists;
+  adam_step(l.count, l.sizes.data(), l.a.data(), l.b.data(), l.c.data(), l.d.data(), o.config,
+            scalars, copies_or_null(o.copies));
+  if (o.rows.rows != nullptr) ++*o.rows.cursor;
+}
+
+void sum_squares_kernel(op::MultiSumSquares& o) {
+  multi_sum_squares(o.lists.count, o.lists.sizes.data(), o.lists.a.data(), o.out.data<float>());
+}
+
+void clip_kernel(op::ClipByGlobalNorm& o) {
+  clip_by_global_norm(o.lists.count, o.lists.sizes.data(), o.lists.a.data(),
+                      o.norm_sq.data<float>(), o.max_norm,
+                      o.norm != nullptr ? o.norm->data<float>() : nullptr);
+}
+
+void clamp_kernel(op::Clamp& o) {
+  clamp_(o.lists.count, o.lists.sizes.data(), o.lists.a.data(), o.lo, o.hi);
+}
+
+const RegisterKernel<op::SgdStep> kSgd(Backend::reference, sgd_kernel, "fp32", "kiln");
+const RegisterKernel<op::AdamStep> kAdam(Backend::reference, adam_kernel, "fp32", "kiln");
+const RegisterKernel<op::MultiSumSquares> kSumSquares(Backend::reference, sum_squares_kernel,
+                                                      "fp32", "kiln");
+const RegisterKernel<op::ClipByGlobalNorm> kClip(Backend::reference, clip_kernel, "fp32", "kiln");
+const RegisterKernel<op::Clamp> kClamp(Backend::reference, clamp_kernel, "fp32", "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

@@ -10,7 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/backend.h"
+#include "kiln/core/ops/pool2d.h"
 
 namespace kiln::cpu {
 
@@ -83,7 +84,7 @@ void max_pool2d_forward(const Window2d& g, const float* x, float* y, std::int32_
     const float* in = x + p * in_plane;
     for (Index oh = 0; oh < g.oh; ++oh)
       for (Index ow = 0; ow < g.ow; ++ow) {
-        // Padding is at most half the kernel (checked by the dispatcher): never an empty window.
+        // Padding is at most half the kernel (checked by the op's check()): never an empty window.
         const Span s = window(g, oh, ow);
         Index best = s.h0 * g.w + s.w0;
         for (Index ih = s.h0; ih < s.h1; ++ih)
@@ -140,5 +141,31 @@ void avg_pool2d_backward(const Window2d& g, const float* dy, float* dx) {
       }
   }
 }
+
+namespace {
+
+void max_forward_kernel(op::MaxPool2dForward& o) {
+  max_pool2d_forward(o.g, o.x.data<float>(), o.y.data<float>(), o.argmax.data<std::int32_t>());
+}
+void max_backward_kernel(op::MaxPool2dBackward& o) {
+  max_pool2d_backward(o.g, o.argmax.data<std::int32_t>(), o.dy.data<float>(), o.dx.data<float>());
+}
+void avg_forward_kernel(op::AvgPool2dForward& o) {
+  avg_pool2d_forward(o.g, o.x.data<float>(), o.y.data<float>());
+}
+void avg_backward_kernel(op::AvgPool2dBackward& o) {
+  avg_pool2d_backward(o.g, o.dy.data<float>(), o.dx.data<float>());
+}
+
+const RegisterKernel<op::MaxPool2dForward> kMaxForward(Backend::reference, max_forward_kernel,
+                                                       "fp32", "kiln");
+const RegisterKernel<op::MaxPool2dBackward> kMaxBackward(Backend::reference, max_backward_kernel,
+                                                         "fp32", "kiln");
+const RegisterKernel<op::AvgPool2dForward> kAvgForward(Backend::reference, avg_forward_kernel,
+                                                       "fp32", "kiln");
+const RegisterKernel<op::AvgPool2dBackward> kAvgBackward(Backend::reference, avg_backward_kernel,
+                                                         "fp32", "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

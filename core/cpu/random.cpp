@@ -5,7 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/backend.h"
+#include "kiln/core/ops/random.h"
 #include "kiln/core/cpu/parallel_loop.h"
 #include "kiln/core/philox.h"
 
@@ -41,5 +42,19 @@ void normal(Index n, std::uint64_t seed, std::uint64_t offset, float mean, float
     x[i] = std::fma(stddev, z, mean);
   }
 }
+
+namespace {
+
+void uniform_kernel(op::Uniform& o) {
+  uniform(o.x.numel(), o.gen.seed(), o.offset, o.low, o.high, o.x.data<float>());
+}
+void normal_kernel(op::Normal& o) {
+  normal(o.x.numel(), o.gen.seed(), o.offset, o.mean, o.stddev, o.x.data<float>());
+}
+
+const RegisterKernel<op::Uniform> kUniform(Backend::reference, uniform_kernel, "fp32", "kiln");
+const RegisterKernel<op::Normal> kNormal(Backend::reference, normal_kernel, "fp32", "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

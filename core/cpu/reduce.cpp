@@ -5,7 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/backend.h"
+#include "kiln/core/ops/reduce.h"
 
 namespace kiln::cpu {
 
@@ -58,5 +59,24 @@ void sum_squares(Index n, const float* x, float* out) {
   for (Index i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
   out[0] = static_cast<float>(sum);
 }
+
+namespace {
+
+void reduce_kernel(op::Reduce& o) {
+  reduce(o.f, o.split.outer, o.split.n, o.split.inner, o.x.data<float>(), o.out.data<float>());
+}
+void argmax_kernel(op::Argmax& o) {
+  argmax(o.split.outer, o.split.n, o.split.inner, o.x.data<float>(), o.out.data<std::int32_t>());
+}
+void sum_squares_kernel(op::SumSquares& o) {
+  sum_squares(o.x.numel(), o.x.data<float>(), o.out.data<float>());
+}
+
+const RegisterKernel<op::Reduce> kReduce(Backend::reference, reduce_kernel, "fp32", "kiln");
+const RegisterKernel<op::Argmax> kArgmax(Backend::reference, argmax_kernel, "fp32", "kiln");
+const RegisterKernel<op::SumSquares> kSumSquares(Backend::reference, sum_squares_kernel, "fp32",
+                                                 "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

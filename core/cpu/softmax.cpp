@@ -5,7 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/backend.h"
+#include "kiln/core/ops/softmax.h"
 
 namespace kiln::cpu {
 
@@ -81,5 +82,42 @@ void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
       d[c] = grad_scale * (p[c] - (c == labels[r] ? on_target : off_target));
   }
 }
+
+namespace {
+
+template <bool kLog>
+void softmax_kernel(op::SoftmaxOf<kLog>& o) {
+  const Tensor& x = o.x;  // named: o's type depends on kLog, its tensors' do not
+  Tensor& y = o.y;
+  softmax(o.rows, o.cols, x.data<float>(), y.data<float>(), kLog);
+}
+
+void cross_entropy_forward_kernel(op::SoftmaxCrossEntropyForward& o) {
+  const Index rows = o.logits.size(0), cols = o.logits.size(1);
+  const Index bad = softmax_cross_entropy_forward(rows, cols, o.logits.data<float>(),
+                                                  o.labels.data<std::int32_t>(), o.label_smoothing,
+                                                  o.probs.data<float>(), o.losses.data<float>());
+  KILN_CHECK(bad < 0, "labels must be in [0, {}): found {} at sample {} of the batch", cols,
+             bad < 0 ? 0 : o.labels.data<std::int32_t>()[bad], bad);
+}
+
+void cross_entropy_backward_kernel(op::SoftmaxCrossEntropyBackward& o) {
+  softmax_cross_entropy_backward(o.probs.size(0), o.probs.size(1), o.probs.data<float>(),
+                                 o.labels.data<std::int32_t>(), o.grad_scale, o.label_smoothing,
+                                 o.dlogits.data<float>());
+}
+
+const RegisterKernel<op::Softmax> kSoftmax(Backend::reference, softmax_kernel<false>, "fp32",
+                                           "kiln");
+const RegisterKernel<op::LogSoftmax> kLogSoftmax(Backend::reference, softmax_kernel<true>, "fp32",
+                                                 "kiln");
+const RegisterKernel<op::SoftmaxCrossEntropyForward> kForward(Backend::reference,
+                                                              cross_entropy_forward_kernel, "fp32",
+                                                              "kiln");
+const RegisterKernel<op::SoftmaxCrossEntropyBackward> kBackward(Backend::reference,
+                                                                cross_entropy_backward_kernel,
+                                                                "fp32", "kiln");
+
+}  // namespace
 
 }  // namespace kiln::cpu

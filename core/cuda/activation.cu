@@ -3,7 +3,7 @@
 // sigmoid and tanh differentiate through y, ReLU/LeakyReLU/GELU through x. dx may alias dy (each
 // element is read before it is written), so no pointer is __restrict__.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/activation.h"
 #include "kiln/core/cuda/launch.cuh"
 
 namespace kiln::cuda {

@@ -2,7 +2,7 @@
 // dbias += column sums of dy. The column sums run in double in a fixed tree order (no atomics),
 // so they match the CPU's double sums closely and give the same bits on every run.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/bias.h"
 #include "kiln/core/cuda/launch.cuh"
 
 namespace kiln::cuda {

@@ -12,7 +12,7 @@
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/cudnn_check.h"
 #include "kiln/core/cuda/cudnn_runtime.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/conv2d.h"
 
 namespace kiln::cuda {
 

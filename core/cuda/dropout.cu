@@ -2,7 +2,7 @@
 // as a float in [0, 1), are >= p: the expressions of core/cpu/dropout.cpp, so both devices draw
 // the same mask bit for bit (the compare and the one multiply leave no room for rounding).
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/dropout.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/philox.h"
 

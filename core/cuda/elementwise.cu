@@ -3,7 +3,7 @@
 // the same). out may alias a or b: element i is read before it is written and nothing else is
 // touched, so no pointer is __restrict__.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/elementwise.h"
 #include "kiln/core/cuda/launch.cuh"
 
 namespace kiln::cuda {

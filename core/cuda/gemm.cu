@@ -6,7 +6,7 @@
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/gemm.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/cuda/runtime.h"
 

@@ -13,7 +13,10 @@
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/activation.h"
+#include "kiln/core/cuda/bias.h"
+#include "kiln/core/cuda/gemm.h"
+#include "kiln/core/cuda/linear.h"
 #include "kiln/core/cuda/runtime.h"
 #include "kiln/core/cuda/stream_workspace.h"
 #include "kiln/core/relu_epilogue.h"

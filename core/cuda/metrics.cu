@@ -2,7 +2,7 @@
 // per block in shared memory and added to the int32 count with one atomicAdd per block, exact in
 // any order.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/metrics.h"
 
 namespace kiln::cuda {
 

@@ -5,7 +5,7 @@
 // host; the sum of squares is deterministic (fixed-order partials in double, no atomics).
 #include "kiln/core/caching_allocator.h"
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/optimizer_ops.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/cuda/stream_scratch.cuh"
 

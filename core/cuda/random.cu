@@ -3,7 +3,7 @@
 // core/cpu/random.cpp: uniform agrees with the CPU bit for bit, normal to the few ulps by which
 // the devices' logf/cosf differ. Built without --use_fast_math; change a formula only in both.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/random.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/philox.h"
 

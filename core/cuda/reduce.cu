@@ -7,7 +7,7 @@
 
 #include "kiln/core/caching_allocator.h"
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/reduce.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/cuda/stream_scratch.cuh"
 #include "kiln/core/cuda/runtime.h"

@@ -3,7 +3,7 @@
 // a vanishing probability gives a large finite loss. An out-of-range label is not checked on the
 // host (that would synchronise): its row's loss, and its row of dlogits, become NaN instead.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/kernels.h"
+#include "kiln/core/cuda/softmax.h"
 #include "kiln/core/cuda/launch.cuh"
 
 namespace kiln::cuda {

@@ -1,8 +1,8 @@
 // GEMM and Linear's forward and backward as oneDNN matmul primitives. A transposed operand is
 // described by its strides, never copied; beta becomes a sum post-op (so beta == 0 never reads
 // c), Linear's bias a bias argument. Linear's ReLU is not oneDNN's eltwise post-op: that one
-// turns NaN into 0 (tests/core/onednn_parity_test.cpp), which would hide a diverging layer, so
-// kiln's own ReLU runs in place after the product, as on the reference path (NaN stays NaN).
+// turns NaN into 0 (tests/ops/cases/linear_cases.cpp has the NaN case), which would hide a
+// diverging layer, so kiln's own ReLU runs in place after the product, as on the reference path.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,7 +10,8 @@
 #include <cstdint>
 
 #include "kiln/core/cpu/bf16.h"
-#include "kiln/core/cpu/kernels.h"
+#include "kiln/core/cpu/activation.h"
+#include "kiln/core/cpu/bias.h"
 #include "kiln/core/cpu/onednn/runtime.h"
 
 namespace kiln::cpu::onednn {

@@ -1,5 +1,5 @@
 // The CPU backend's oneDNN entry points, called by core/cpu/<stem>.cpp when cpu_compute() is
-// onednn. Same buffers and contracts as the reference bodies in core/cpu/kernels.h ("=" and "+="
+// onednn. Same buffers and contracts as the reference bodies in core/cpu/<stem>.cpp ("=" and "+="
 // as there); no oneDNN type appears here, so the rest of kiln never sees its API, and a move to
 // oneDNN 3 touches only this folder. Primitives are built once per shape and cached per thread;
 // their scratchpads and bf16 staging buffers come from kiln's CPU allocator and only grow, so a

@@ -1,0 +1,34 @@
+// The activation ops' checks and public entry points.
+#include "kiln/core/ops/activation.h"
+
+#include "kiln/core/dispatch.h"
+#include "kiln/core/op_table.h"
+
+namespace kiln {
+
+namespace op {
+
+void ActivationForward::check() const {
+  detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
+  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
+  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+}
+
+void ActivationBackward::check() const {
+  detail::check_operands(kName, {{"x", &x}, {"y", &y}, {"dy", &dy}, {"dx", &dx}}, DType::f32);
+  detail::check_same_device(kName, {{"x", &x}, {"y", &y}, {"dy", &dy}, {"dx", &dx}});
+  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}, {"dy", &dy}, {"dx", &dx}});
+}
+
+}  // namespace op
+
+void activation_forward(Activation f, const Tensor& x, Tensor& y, float alpha) {
+  run(op::ActivationForward{f, x, y, alpha});
+}
+
+void activation_backward(Activation f, const Tensor& x, const Tensor& y, const Tensor& dy,
+                         Tensor& dx, float alpha) {
+  run(op::ActivationBackward{f, x, y, dy, dx, alpha});
+}
+
+}  // namespace kiln

@@ -1,0 +1,45 @@
+// The elementwise ops' checks and public entry points.
+#include "kiln/core/ops/elementwise.h"
+
+#include "kiln/core/dispatch.h"
+#include "kiln/core/op_table.h"
+
+namespace kiln {
+
+namespace op {
+
+void Binary::check() const {
+  detail::check_operands(kName, {{"a", &a}, {"b", &b}, {"out", &out}}, DType::f32);
+  detail::check_same_device(kName, {{"a", &a}, {"b", &b}, {"out", &out}});
+  detail::check_same_shape(kName, {{"a", &a}, {"b", &b}, {"out", &out}});
+}
+
+void Scale::check() const { detail::check_operands(kName, {{"x", &x}}, DType::f32); }
+
+void Axpy::check() const {
+  detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
+  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
+  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+}
+
+void Fill::check() const {
+  KILN_CHECK(x.defined(), "fill: x is an undefined tensor");
+  if (x.dtype() == DType::i32) {
+    const auto v = static_cast<std::int32_t>(value);
+    KILN_CHECK(static_cast<float>(v) == value, "fill: {} is not an int32 value for {}", value,
+               x.str());
+    return;
+  }
+  detail::check_operands(kName, {{"x", &x}}, DType::f32);
+}
+
+}  // namespace op
+
+void binary(BinaryOp f, const Tensor& a, const Tensor& b, Tensor& out) {
+  run(op::Binary{f, a, b, out});
+}
+void scale(Tensor& x, float alpha) { run(op::Scale{x, alpha}); }
+void axpy(float alpha, const Tensor& x, Tensor& y) { run(op::Axpy{alpha, x, y}); }
+void fill(Tensor& x, float value) { run(op::Fill{x, value}); }
+
+}  // namespace kiln

@@ -1,0 +1,25 @@
+// count_correct's checks and public entry point.
+#include "kiln/core/ops/metrics.h"
+
+#include "kiln/core/dispatch.h"
+#include "kiln/core/op_table.h"
+
+namespace kiln {
+
+void op::CountCorrect::check() const {
+  detail::check_operands(kName, {{"logits", &logits}}, DType::f32);
+  detail::check_operands(kName, {{"labels", &labels}, {"correct", &correct}}, DType::i32);
+  detail::check_same_device(kName,
+                            {{"logits", &logits}, {"labels", &labels}, {"correct", &correct}});
+  KILN_CHECK(logits.rank() == 2 && labels.rank() == 1 && labels.size(0) == logits.size(0),
+             "{}: logits must be (batch, classes) and labels (batch), found {} and {}", kName,
+             logits.shape().str(), labels.shape().str());
+  KILN_CHECK(correct.numel() == 1, "{}: correct must hold one value, found {}", kName,
+             correct.shape().str());
+}
+
+void count_correct(const Tensor& logits, const Tensor& labels, Tensor& correct) {
+  run(op::CountCorrect{logits, labels, correct});
+}
+
+}  // namespace kiln

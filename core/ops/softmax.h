@@ -1,0 +1,61 @@
+// softmax, log_softmax and the fused softmax cross-entropy, along the last axis (checks in
+// core/ops/softmax.cpp; kernels in core/cpu/softmax.cpp and core/cuda/softmax.cpp).
+#pragma once
+
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+// x viewed as (rows, C); x, y: same shape -> y = softmax(x) or log_softmax(x).
+void softmax(const Tensor& x, Tensor& y);
+void log_softmax(const Tensor& x, Tensor& y);
+// Fused, numerically stable softmax cross-entropy with class-index labels and label smoothing
+// eps (targets (1 - eps) on the label + eps / C everywhere).
+// logits: (N, C), labels: (N) int32 in [0, C), probs: (N, C), losses: (N) -> probs = softmax,
+// losses[i] = -sum_c target_ic * log probs_ic. On the CPU an out-of-range label throws naming
+// the sample; on a GPU its loss is NaN (the host is not synchronised to check).
+void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                   Tensor& losses, float label_smoothing = 0.0f);
+// probs, labels as above, dlogits: (N, C) -> dlogits = grad_scale * (probs - target).
+// For a mean over the batch, grad_scale = 1 / N.
+void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, Tensor& dlogits,
+                                    float grad_scale, float label_smoothing = 0.0f);
+
+namespace op {
+
+// softmax and log_softmax (one op each in the table); check() sets rows and cols.
+template <bool kLog> struct SoftmaxOf {
+  static constexpr const char* kName = kLog ? "log_softmax" : "softmax";
+  const Tensor& x;
+  Tensor& y;
+  std::int64_t rows = 0, cols = 0;
+  void check();
+  Device device() const { return x.device(); }
+};
+using Softmax = SoftmaxOf<false>;
+using LogSoftmax = SoftmaxOf<true>;
+
+struct SoftmaxCrossEntropyForward {
+  static constexpr const char* kName = "softmax_cross_entropy_forward";
+  const Tensor& logits;
+  const Tensor& labels;
+  Tensor& probs;
+  Tensor& losses;
+  float label_smoothing;
+  void check() const;
+  Device device() const { return logits.device(); }
+};
+
+struct SoftmaxCrossEntropyBackward {
+  static constexpr const char* kName = "softmax_cross_entropy_backward";
+  const Tensor& probs;
+  const Tensor& labels;
+  Tensor& dlogits;
+  float grad_scale;
+  float label_smoothing;
+  void check() const;
+  Device device() const { return probs.device(); }
+};
+
+}  // namespace op
+}  // namespace kiln
