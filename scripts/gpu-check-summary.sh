@@ -18,12 +18,41 @@ suite_table() {  # suite_table TITLE ROW...
   printf '%s\n' "$@"
 }
 
+# The op harness's verdicts, one row per op and backend pair, from the gtest XML of its suites
+# (OpParity_<group>.MatchesTheReference/<op>: reference against CUDA).
+op_rows() {
+  local xml
+  local -a found=()
+  for xml in "$logs"/suites/OpParity_*.xml; do [[ -f $xml ]] && found+=("$xml"); done
+  ((${#found[@]} > 0)) || return 0
+  echo
+  echo "## Op parity (one row per op: reference CPU against CUDA)"
+  echo
+  echo "| op | group | result |"
+  echo "| --- | --- | --- |"
+  awk '
+    function flush() { if (name != "") printf "| %s | %s | %s |\n", name, group, result; name = "" }
+    /<testcase / {
+      flush()
+      match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7)
+      sub(/^MatchesTheReference\//, "", name)
+      match($0, /classname="[^"]*"/); group = substr($0, RSTART + 11, RLENGTH - 12)
+      sub(/^OpParity_/, "", group)
+      result = "ok"
+      if ($0 ~ /result="skipped"/) result = "skipped"
+    }
+    /<failure/ { result = "FAILED" }
+    /<skipped/ { if (result != "FAILED") result = "skipped" }
+    END { flush() }' "${found[@]}" | grep -v '^| EveryGroupHasASuite ' || true
+}
+
 # shellcheck disable=SC2317  # called through the EXIT trap
 figures() {
   local log name dir
   suite_table "GPU test suites (one process each)" "${gpu_tests_rows[@]}"
   suite_table "compute-sanitizer memcheck (kiln's own kernels, one process per suite)" "${memcheck_rows[@]}"
   suite_table "compute-sanitizer racecheck (kernels with shared memory, one process per suite)" "${racecheck_rows[@]}"
+  op_rows
   local left_out=""
   for name in "${!long_tests[@]}"; do [[ -z ${long_tests[$name]} ]] || left_out+="${long_tests[$name]}"; done
   if [[ -n $left_out ]]; then

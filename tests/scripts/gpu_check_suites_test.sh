@@ -19,6 +19,7 @@ for a in "$@"; do
     --gtest_list_tests)
       printf 'NcclCommunicator.\n  A\nGood.\n  A\nFail.\n  A\nCrash.\n  A\nHang.\n  A\nSkip.\n  A\nTwoGpus.\n  A\n'
       printf 'Oob.\n  A\nRacy.\n  A\nLinearParity.\n  A\n'
+      printf 'OpParity_Elementwise.\n  MatchesTheReference/binary  # GetParam() = "binary"\n  MatchesTheReference/unary\n'
       exit 0 ;;
     --gtest_filter=*) filter=${a#--gtest_filter=}; suite=${filter%%.*} ;;
     --gtest_output=xml:*) xml=${a#--gtest_output=xml:} ;;
@@ -37,6 +38,15 @@ case $suite in
   Oob) echo "========= Invalid __global__ write of size 4 bytes"; echo "[       OK ] $suite.A (5 ms)"; report 0 0 ;;
   Racy) echo "========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)"; echo "[       OK ] $suite.A (5 ms)"; report 0 0 ;;
   LinearParity) echo "[       OK ] $suite.A (5 ms)"; report 0 0 ;;
+  # The op harness: one test per op, in gtest's XML as testcases.
+  OpParity_Elementwise)
+    echo "[  FAILED  ] $suite.MatchesTheReference/unary (2 ms)"
+    { echo "<testsuites><testsuite name=\"$suite\" tests=\"2\" failures=\"1\" disabled=\"0\" skipped=\"0\" errors=\"0\">"
+      echo "  <testcase name=\"MatchesTheReference/binary\" status=\"run\" result=\"completed\" classname=\"$suite\" />"
+      echo "  <testcase name=\"MatchesTheReference/unary\" status=\"run\" result=\"completed\" classname=\"$suite\">"
+      echo "    <failure message=\"x\" type=\"\"></failure>"
+      echo "  </testcase></testsuite></testsuites>"; } >"$xml"
+    exit 1 ;;
   *) echo "unexpected suite $suite"; exit 3 ;;
 esac
 FAKE
@@ -119,7 +129,7 @@ expect "the plain run judges no sanitizer line" '^\| Oob \| ok \|' "$plain"
 expect "two-GPU suite left out" '^\| TwoGpus \| left out: needs two GPUs, 1 here' "$plain"
 expect "NCCL runs last" '^\| NcclCommunicator \|' "$(tail -n 1 <<<"$plain")"
 expect "the two-GPU NCCL test is filtered out" "filter NcclCommunicator\.\*-$two_gpu_test" "$(cat "$logs/suites/NcclCommunicator.log")"
-expect "the stage row counts suites" '^\| gpu-tests \| FAILED: 5 of 9 suites ok, 4 not ok' "$(printf '%s\n' "${rows[@]}")"
+expect "the stage row counts suites" '^\| gpu-tests \| FAILED: 5 of 10 suites ok, 5 not ok' "$(printf '%s\n' "${rows[@]}")"
 memcheck=$(printf '%s\n' "${memcheck_rows_full[@]}")
 expect "memcheck starts with the failed suites" '^\| Fail \|' "$(head -n 1 <<<"$memcheck")"
 expect "memcheck leaves out a timed-out suite" '^\| Hang \| left out: timed out in the plain run' "$memcheck"
@@ -144,6 +154,8 @@ expect "a spent budget makes the stage incomplete" '^\| memcheck \| incomplete: 
 expect "kiln-report lines are gathered" '^- Good says hello' "$report"
 expect "failures are quoted" 'x\.cpp:3: Failure' "$report"
 expect "the memcheck table is shown" "compute-sanitizer memcheck" "$report"
+expect "an op that matches has its row" '^\| binary \| Elementwise \| ok \|$' "$report"
+expect "an op that differs has its row" '^\| unary \| Elementwise \| FAILED \|$' "$report"
 expect "an interim summary says the run had not ended" '^\*\*INCOMPLETE\*\*: written after memcheck' "$interim"
 expect "stages not run yet are listed with their limit" '^\| bench-tf32 \| not reached \(yet\) \| 20 s \|' "$interim"
 [[ -f $out/gpu-check-logs.tar.gz ]] || { echo "FAIL: no log archive in \$OUT"; errors=$((errors + 1)); }
