@@ -364,20 +364,27 @@ void stream_wait_event(cudaStream_t stream, void* event) {
   KILN_CUDA_CHECK(cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(event), 0));
 }
 
-void wait_for_device(cudaStream_t stream, int device) {
-  void* event = nullptr;
+namespace {
+// Work queued on `waiter` after the call waits for the work queued so far on `producer`, a
+// stream of `producer_device` (the event is made and recorded there; the wait itself works
+// across devices).
+void stream_waits_for(cudaStream_t waiter, cudaStream_t producer, int producer_device) {
+  cudaEvent_t event = nullptr;
   {
-    const DeviceScope scope(device);
-    cudaEvent_t e = nullptr;
-    KILN_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    event = e;
-    const cudaError_t recorded = cudaEventRecord(e, current_stream(device));
+    const DeviceScope scope(producer_device);
+    KILN_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    const cudaError_t recorded = cudaEventRecord(event, producer);
     if (recorded != cudaSuccess) destroy_event(event);
     KILN_CUDA_CHECK(recorded);
   }
-  const cudaError_t waited = cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(event), 0);
+  const cudaError_t waited = cudaStreamWaitEvent(waiter, event, 0);
   destroy_event(event);  // the wait holds what it needs
   KILN_CUDA_CHECK(waited);
+}
+}  // namespace
+
+void wait_for_device(cudaStream_t stream, int device) {
+  stream_waits_for(stream, current_stream(device), device);
 }
 
 void record_stream(int device, const void* ptr, cudaStream_t stream) {
@@ -385,25 +392,11 @@ void record_stream(int device, const void* ptr, cudaStream_t stream) {
 }
 
 void record_use_from_device(int device, const void* ptr, cudaStream_t stream, int stream_device) {
-  cudaEvent_t used = nullptr;
-  {
-    const DeviceScope scope(stream_device);
-    KILN_CUDA_CHECK(cudaEventCreateWithFlags(&used, cudaEventDisableTiming));
-    const cudaError_t recorded = cudaEventRecord(used, stream);
-    if (recorded != cudaSuccess) destroy_event(used);
-    KILN_CUDA_CHECK(recorded);
-  }
   // The owner's current stream waits for the use; marking the block used on that stream holds
   // it from every other stream of its device too. Events of one device only: an allocator event
   // cannot be recorded on another device's stream.
   cudaStream_t owner = current_stream(device);
-  cudaError_t waited = cudaSuccess;
-  {
-    const DeviceScope scope(device);
-    waited = cudaStreamWaitEvent(owner, used, 0);
-  }
-  destroy_event(used);  // the wait holds what it needs
-  KILN_CUDA_CHECK(waited);
+  stream_waits_for(owner, stream, stream_device);
   record_stream(device, ptr, owner);
 }
 

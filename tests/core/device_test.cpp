@@ -58,13 +58,22 @@ TEST(Error, CarriesMessageAndLocationApart) {
   }
 }
 
-TEST(Device, AFailedProbeWithoutADriverSaysThereIsNoDriver) {
+namespace {
+// What the CUDA 13.0 runtime reports both without a driver and with one too old for it.
+kiln::detail::CudaProbeFailure insufficient_driver(bool driver_present, int driver_version) {
   kiln::detail::CudaProbeFailure f;
   f.error_name = "cudaErrorInsufficientDriver";
   f.error_text = "CUDA driver version is insufficient for CUDA runtime version";
   f.insufficient_driver = true;
-  f.driver_present = false;
+  f.driver_present = driver_present;
   f.runtime_version = 13000;
+  f.driver_version = driver_version;
+  return f;
+}
+}  // namespace
+
+TEST(Device, AFailedProbeWithoutADriverSaysThereIsNoDriver) {
+  const kiln::detail::CudaProbeFailure f = insufficient_driver(false, 0);
   const std::string words = kiln::detail::describe_cuda_unavailable(f);
   EXPECT_EQ(words.rfind("no NVIDIA driver is loaded on this machine", 0), 0u) << words;
   EXPECT_NE(words.find("/proc/driver/nvidia is absent"), std::string::npos) << words;
@@ -72,13 +81,7 @@ TEST(Device, AFailedProbeWithoutADriverSaysThereIsNoDriver) {
 }
 
 TEST(Device, AFailedProbeWithAnOldDriverSaysItIsTooOldAndWhichVersions) {
-  kiln::detail::CudaProbeFailure f;
-  f.error_name = "cudaErrorInsufficientDriver";
-  f.error_text = "CUDA driver version is insufficient for CUDA runtime version";
-  f.insufficient_driver = true;
-  f.driver_present = true;
-  f.runtime_version = 13000;
-  f.driver_version = 12040;
+  const kiln::detail::CudaProbeFailure f = insufficient_driver(true, 12040);
   const std::string words = kiln::detail::describe_cuda_unavailable(f);
   EXPECT_NE(words.find("the NVIDIA driver is too old"), std::string::npos) << words;
   EXPECT_NE(words.find("supports CUDA 12.4, kiln's runtime is CUDA 13.0"), std::string::npos) << words;

@@ -111,14 +111,6 @@ report=$(figures)
 publish memcheck
 interim=$(cat "$out/gpu-check-summary.md")
 
-errors=0
-expect() {  # expect WHAT PATTERN TEXT
-  if ! grep -qE -- "$2" <<<"$3"; then
-    echo "FAIL: $1: no line matches '$2' in:"
-    echo "$3" | sed 's/^/    /'
-    errors=$((errors + 1))
-  fi
-}
 plain=$(printf '%s\n' "${gpu_tests_rows[@]}")
 expect "a passing suite" '^\| Good \| ok \| 1 \| 0 \| 0 \|' "$plain"
 expect "a failing suite" '^\| Fail \| FAILED \| 0 \| 1 \| 0 \|' "$plain"
