@@ -34,6 +34,11 @@ class TrainingObserver {
   virtual void on_fit_begin(Trainer& trainer, std::int64_t epochs) { (void)trainer, (void)epochs; }
   // An epoch's training steps begin (1-based; a resumed epoch begins again where it stood).
   virtual void on_epoch_begin(Trainer& trainer, std::int64_t epoch) { (void)trainer, (void)epoch; }
+  // A training step of an epoch is about to run: `global_step` counts the steps before it
+  // (TrainingState::global_step). Tests of failure handling make a rank fail or hang here.
+  virtual void on_step_begin(Trainer& trainer, std::int64_t global_step) {
+    (void)trainer, (void)global_step;
+  }
   virtual void on_step_end(Trainer& trainer, const StepEnd& step) { (void)trainer, (void)step; }
   // After the epoch's evaluation; request_stop() here ends fit after this epoch.
   virtual void on_epoch_end(Trainer& trainer, const EpochReport& report) {

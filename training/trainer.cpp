@@ -15,6 +15,7 @@
 #include "kiln/core/parallel.h"
 #include "kiln/distributed/communicator.h"
 #include "kiln/distributed/data_parallel.h"
+#include "kiln/distributed/rank_agreement.h"
 #include "kiln/training/checkpoint.h"
 #include "kiln/training/checkpointer.h"
 #include "kiln/training/console_reporter.h"
@@ -42,18 +43,20 @@ class EpochHookObserver : public TrainingObserver {
   Trainer::EpochHook hook_;
 };
 
-// Throws kiln::Error listing every setting recorded in `saved` that differs from this run's.
-// Checkpoints written before kiln recorded settings are compared by their run description alone:
-// model, data, batch and optimizer. A model without a spec is compared by its structure.
+// Throws kiln::Error listing every field of the run recorded in `saved` that differs from this
+// run's, where both recorded it. Checkpoints of kiln-checkpoint-2 recorded the run as settings
+// keyed by the caller's names: those are compared with TrainerOptions::legacy_settings, key by
+// key. Checkpoints written before kiln recorded settings are compared by their run description
+// alone: model, data, batch and optimizer. A model without a spec is compared by its structure.
 void check_resumable(const TrainerOptions& o, const Module& model, const TrainingState& saved) {
   std::vector<std::string> differences;
-  auto compare = [&](const char* name, const std::string& recorded, const std::string& now) {
+  auto compare = [&](std::string_view name, const std::string& recorded, const std::string& now) {
     if (!recorded.empty() && !now.empty() && recorded != now)
       differences.push_back(fmt::format("{} {} (this run: {})", name, recorded, now));
   };
   if (o.run.model.empty())
     compare("the model's structure", saved.model_structure, describe_structure(model));
-  if (saved.settings.empty()) {
+  if (saved.legacy_settings.empty() && saved.run == RunDescription{}) {
     const RunDescription& run = o.run;
     compare("TrainerOptions::run.batch_size", std::to_string(saved.batch_size),
             run.batch_size > 0 ? std::to_string(run.batch_size) : "");
@@ -61,15 +64,27 @@ void check_resumable(const TrainerOptions& o, const Module& model, const Trainin
     compare("TrainerOptions::run.model", saved.model, run.model);
     compare("TrainerOptions::run.optimizer", saved.optimizer, run.optimizer);
   }
-  for (const auto& [name, now] : o.settings) {
-    const auto it = saved.settings.find(name);
-    if (it != saved.settings.end() && it->second != now)
-      differences.push_back(fmt::format("{} {} (this run: {})", name, it->second, now));
+  const std::vector<RunField> now = description_fields(o.run), then = description_fields(saved.run);
+  for (std::size_t i = 0; i < now.size(); ++i)
+    if (then[i].value && now[i].value && *then[i].value != *now[i].value)
+      differences.push_back(fmt::format("{} {} (this run: {})", now[i].name, *then[i].value, *now[i].value));
+  for (const auto& [name, value] : o.legacy_settings) {
+    const auto it = saved.legacy_settings.find(name);
+    if (it != saved.legacy_settings.end() && it->second != value)
+      differences.push_back(fmt::format("{} {} (this run: {})", name, it->second, value));
   }
   KILN_CHECK(differences.empty(),
              "the checkpoint in '{}' was made with {}; resume with the checkpoint's settings, or "
              "start fresh in another TrainerOptions::checkpoint_dir folder",
              o.checkpoint_dir, fmt::join(differences, ", "));
+}
+
+// What the ranks compare: the run's whole fingerprint, each field by name.
+std::vector<NamedSetting> rank_settings(const RunFingerprint& fingerprint) {
+  std::vector<NamedSetting> settings;
+  for (const RunField& field : fingerprint_fields(fingerprint))
+    settings.emplace_back(std::string(field.name), field.value.value_or(""));
+  return settings;
 }
 
 }  // namespace
@@ -107,7 +122,6 @@ struct Trainer::Impl {
 
   Tensor train_step(const Batch& batch, std::int64_t steps_left) {
     runner.prepare_replicas();
-    if (o.before_step) o.before_step(comm.rank(), state.global_step);
     Tensor mean_loss = runner.step(batch, *schedule, state.global_step, steps_left);
     ++state.global_step;
     state.batch_size = batch.x.size(0) * comm.world_size();  // the last step's batch over all ranks
@@ -192,6 +206,7 @@ struct Trainer::Impl {
         ++done;
         continue;
       }
+      for (const auto& observer : observers) observer->on_step_begin(owner, state.global_step);
       const Tensor mean_loss = train_step(batch, steps - done);
       ++done;
       report.samples += batch.x.size(0) * comm.world_size();
@@ -228,8 +243,8 @@ struct Trainer::Impl {
     state.data = o.run.data;
     state.optimizer = o.run.optimizer;  // empty: the Checkpointer records optimizer.describe()
     state.batch_size = 1;  // until a step has been taken
-    state.seed = o.run.seed;
-    state.settings = o.settings;
+    state.seed = o.run.seed.value_or(0);
+    state.run = o.run;
   }
 };
 
@@ -260,11 +275,11 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                "the optimizer",
                p->name, p->value.device().str(), r.device.str());
   set_matmul_precision(precision);
-  KILN_CHECK(same_on_every_rank(run_fingerprint(o.run, describe_structure(model), o.settings),
-                                r.comm),
-             "the ranks of this job describe different runs (TrainerOptions::run, TrainerOptions::settings "
-             "or the model's structure differ; {}); give every rank the same",
-             r.comm.describe());
+  const RunFingerprint fingerprint{o.run, describe_structure(model), matmul_precision_name(precision),
+                                   o.bucket_mb, o.cuda_graph, o.max_steps};
+  check_ranks_agree(rank_settings(fingerprint), r.comm,
+                    fmt::format("the ranks of this job ({}) describe different runs", r.comm.describe()),
+                    "give every rank the same TrainerOptions");
   if (o.cuda_graph) {
     KILN_CHECK(r.device.is_cuda(),
                "TrainerOptions::cuda_graph records GPU work and the CPU runs each op as it comes; use it with "
