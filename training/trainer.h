@@ -124,8 +124,9 @@ class Trainer {
   bool resume();
 
   // Watches every step and epoch from now on (training/observer.h), after the observers the
-  // options make (the NaN guard; the JSON log with TrainerOptions::log_json) and those added
-  // before: early stopping (training/early_stopping.h) or one of your own.
+  // options make (the NaN guard; on rank 0 the Checkpointer with TrainerOptions::checkpoint_dir,
+  // the ConsoleReporter with TrainerOptions::out, the JsonLog with TrainerOptions::log_json) and
+  // those added before: early stopping (training/early_stopping.h) or one of your own.
   void add_observer(std::shared_ptr<TrainingObserver> observer);
   // Called after each epoch (its evaluation and checkpoint done) with the epoch's report: an
   // observer of on_epoch_end alone.
