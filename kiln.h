@@ -70,6 +70,8 @@
 
 // Training: the Trainer, its observers, reports, diagnosis and checkpoints.
 #include "kiln/training/checkpoint.h"
+#include "kiln/training/checkpointer.h"
+#include "kiln/training/console_reporter.h"
 #include "kiln/training/diagnosis.h"
 #include "kiln/training/early_stopping.h"
 #include "kiln/training/epoch_report.h"

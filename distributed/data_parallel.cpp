@@ -43,13 +43,4 @@ bool any_rank_stopping(bool stopping_here, Communicator& comm) {
   return flag > 0.0;
 }
 
-bool same_on_every_rank(std::uint64_t value, Communicator& comm) {
-  if (comm.world_size() == 1) return true;
-  // Halves of 32 bits are exact in a double; max(x) == -max(-x) on every rank iff all agree.
-  const double hi = static_cast<double>(value >> 32), lo = static_cast<double>(value & 0xffffffffull);
-  double v[4] = {hi, lo, -hi, -lo};
-  comm.all_reduce_host(v, CollectiveOp::max);
-  return v[0] == -v[2] && v[1] == -v[3];
-}
-
 }  // namespace kiln

@@ -28,7 +28,4 @@ RunningMetrics::Values sum_over_ranks(const RunningMetrics::Values& local, Commu
 // True on every rank when any rank asked to stop.
 bool any_rank_stopping(bool stopping_here, Communicator& comm);
 
-// True on every rank when every rank holds the same `value` (a fingerprint of what it runs).
-bool same_on_every_rank(std::uint64_t value, Communicator& comm);
-
 }  // namespace kiln

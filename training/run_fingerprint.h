@@ -1,25 +1,69 @@
-// What a run is, as one typed record: the model's spec when it was built from one, the data,
-// the optimizer, the seed, the batch and the settings that change its numbers; beside it the
-// model's structure (describe_structure). A checkpoint records both, resume() compares them,
-// and the ranks of a data-parallel job compare their fingerprint before any work.
+// What a run is, as one typed record. RunDescription is what its caller says of it: the model's
+// spec when it was built from one, the data, the optimizer and its settings, the seed, the batch
+// and the rest that changes its numbers. RunFingerprint adds what the Trainer knows of it: the
+// model's structure (describe_structure) and the settings that shape the collectives or change
+// the numbers of every step (precision, bucket size, CUDA graph, steps per epoch).
+//
+// One record serves three checks: a checkpoint records the description (state.json's "run"),
+// resume() compares it field by field with this run's, and the ranks of a data-parallel job
+// compare their whole fingerprints before any work (distributed/rank_agreement.h), each
+// difference named with each rank's value.
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kiln {
 
 class Module;
 
+// Every field is optional in effect: an empty string or an unset value is not recorded and not
+// compared (a library run that names no data is not refused a checkpoint that does).
 struct RunDescription {
   std::string model;      // the model's spec (spec/model_spec.h); empty: none
   std::string data;       // the data's spec (spec/data_spec.h)
-  std::string optimizer;  // its name; empty: the optimizer's describe()
-  std::uint64_t seed = 0;
-  std::int64_t batch_size = 0;  // the global batch
+  std::string optimizer;  // its name (spec/optimizer_spec.h); empty: the optimizer's describe()
+  std::optional<std::uint64_t> seed;
+  std::int64_t batch_size = 0;  // the global batch; 0: not recorded
+  std::optional<std::int64_t> samples;  // DataSpecOptions::samples
+  std::optional<float> lr;
+  std::optional<float> weight_decay;
+  std::optional<float> momentum;  // the settings of the optimizer in use only (OptimizerSettings)
+  std::optional<bool> nesterov;
+  std::optional<float> beta1, beta2, eps;
+  std::string schedule;  // spec/schedule_spec.h
+  std::string loss;      // the loss's name
+  std::optional<bool> shuffle;
+  std::optional<double> test_share;      // DataSpecOptions::test_share
+  std::optional<std::string> test_data;  // DataSpecOptions::test_data ("": none)
+  friend bool operator==(const RunDescription&, const RunDescription&) = default;
 };
+
+struct RunFingerprint {
+  RunDescription run;
+  std::string model_structure;  // describe_structure
+  std::string precision;        // matmul_precision_name of TrainerOptions::precision
+  double bucket_mb = 0;
+  bool cuda_graph = false;
+  std::int64_t max_steps = 0;
+};
+
+// One field of the record: its name in this API ("TrainerOptions::run.lr") and its value as
+// text (nothing: not recorded).
+struct RunField {
+  std::string_view name;
+  std::optional<std::string> value;
+};
+
+// The description's fields in a fixed order (that of the train app's flags for them, so that
+// its messages list them as they always did).
+std::vector<RunField> description_fields(const RunDescription& run);
+// The description's fields, then the model's structure (as its fnv1a, which is short and equal
+// exactly when the structures are) and the Trainer's settings: what the ranks compare.
+std::vector<RunField> fingerprint_fields(const RunFingerprint& fingerprint);
 
 // The structure of a model: each parameter and buffer by name with its shape,
 // "layers.0.weight (32, 784); layers.0.bias (32,); ...": two models load each other's
@@ -28,10 +72,5 @@ std::string describe_structure(const Module& model);
 
 // 64-bit FNV-1a: a fingerprint of any text.
 std::uint64_t fnv1a(std::string_view text);
-
-// A 64-bit FNV-1a of the description, the model's structure and the settings, for ranks to
-// compare.
-std::uint64_t run_fingerprint(const RunDescription& run, const std::string& model_structure,
-                              const std::map<std::string, std::string>& settings);
 
 }  // namespace kiln

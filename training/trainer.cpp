@@ -1,13 +1,11 @@
 // The training loop. One epoch: for each batch, forward + loss, backward, optimizer step, each a
-// profiled stage, then the observers' on_step_end (the NaN guard first); running metrics stay on
-// the device and are read twice a second for the progress line. After the epoch: evaluation,
-// the checkpoint, the report, then the observers' on_epoch_end (the JSON log, yours, the hooks).
+// profiled stage, then the observers' on_step_end (the NaN guard first, then the console
+// reporter's progress line); running metrics stay on the device. After the epoch: evaluation,
+// the report, then the observers' on_epoch_end (the checkpointer, the console reporter, the JSON
+// log, yours, the hooks).
 #include "kiln/training/trainer.h"
 
-#include <unistd.h>
-
 #include <chrono>
-#include <iostream>
 #include <ostream>
 #include <thread>
 
@@ -17,11 +15,13 @@
 #include "kiln/core/parallel.h"
 #include "kiln/distributed/communicator.h"
 #include "kiln/distributed/data_parallel.h"
+#include "kiln/distributed/rank_agreement.h"
 #include "kiln/training/checkpoint.h"
+#include "kiln/training/checkpointer.h"
+#include "kiln/training/console_reporter.h"
 #include "kiln/training/gpu_monitor.h"
 #include "kiln/training/json_log.h"
 #include "kiln/training/nan_guard.h"
-#include "kiln/training/report_format.h"
 #include "kiln/training/step_runner.h"
 
 namespace kiln {
@@ -33,14 +33,6 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 int machine_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-// Whether `out` writes to a terminal: the standard streams when their file is one; any other
-// stream (a file, a string) never.
-bool writes_to_terminal(const std::ostream* out) {
-  if (out == &std::cout) return isatty(STDOUT_FILENO) != 0;
-  if (out == &std::cerr || out == &std::clog) return isatty(STDERR_FILENO) != 0;
-  return false;
-}
-
 // on_epoch_end(hook) as an observer.
 class EpochHookObserver : public TrainingObserver {
  public:
@@ -51,18 +43,20 @@ class EpochHookObserver : public TrainingObserver {
   Trainer::EpochHook hook_;
 };
 
-// Throws kiln::Error listing every setting recorded in `saved` that differs from this run's.
-// Checkpoints written before kiln recorded settings are compared by their run description alone:
-// model, data, batch and optimizer. A model without a spec is compared by its structure.
+// Throws kiln::Error listing every field of the run recorded in `saved` that differs from this
+// run's, where both recorded it. Checkpoints of kiln-checkpoint-2 recorded the run as settings
+// keyed by the caller's names: those are compared with TrainerOptions::legacy_settings, key by
+// key. Checkpoints written before kiln recorded settings are compared by their run description
+// alone: model, data, batch and optimizer. A model without a spec is compared by its structure.
 void check_resumable(const TrainerOptions& o, const Module& model, const TrainingState& saved) {
   std::vector<std::string> differences;
-  auto compare = [&](const char* name, const std::string& recorded, const std::string& now) {
+  auto compare = [&](std::string_view name, const std::string& recorded, const std::string& now) {
     if (!recorded.empty() && !now.empty() && recorded != now)
       differences.push_back(fmt::format("{} {} (this run: {})", name, recorded, now));
   };
   if (o.run.model.empty())
     compare("the model's structure", saved.model_structure, describe_structure(model));
-  if (saved.settings.empty()) {
+  if (saved.legacy_settings.empty() && saved.run == RunDescription{}) {
     const RunDescription& run = o.run;
     compare("TrainerOptions::run.batch_size", std::to_string(saved.batch_size),
             run.batch_size > 0 ? std::to_string(run.batch_size) : "");
@@ -70,15 +64,27 @@ void check_resumable(const TrainerOptions& o, const Module& model, const Trainin
     compare("TrainerOptions::run.model", saved.model, run.model);
     compare("TrainerOptions::run.optimizer", saved.optimizer, run.optimizer);
   }
-  for (const auto& [name, now] : o.settings) {
-    const auto it = saved.settings.find(name);
-    if (it != saved.settings.end() && it->second != now)
-      differences.push_back(fmt::format("{} {} (this run: {})", name, it->second, now));
+  const std::vector<RunField> now = description_fields(o.run), then = description_fields(saved.run);
+  for (std::size_t i = 0; i < now.size(); ++i)
+    if (then[i].value && now[i].value && *then[i].value != *now[i].value)
+      differences.push_back(fmt::format("{} {} (this run: {})", now[i].name, *then[i].value, *now[i].value));
+  for (const auto& [name, value] : o.legacy_settings) {
+    const auto it = saved.legacy_settings.find(name);
+    if (it != saved.legacy_settings.end() && it->second != value)
+      differences.push_back(fmt::format("{} {} (this run: {})", name, it->second, value));
   }
   KILN_CHECK(differences.empty(),
              "the checkpoint in '{}' was made with {}; resume with the checkpoint's settings, or "
              "start fresh in another TrainerOptions::checkpoint_dir folder",
              o.checkpoint_dir, fmt::join(differences, ", "));
+}
+
+// What the ranks compare: the run's whole fingerprint, each field by name.
+std::vector<NamedSetting> rank_settings(const RunFingerprint& fingerprint) {
+  std::vector<NamedSetting> settings;
+  for (const RunField& field : fingerprint_fields(fingerprint))
+    settings.emplace_back(std::string(field.name), field.value.value_or(""));
+  return settings;
 }
 
 }  // namespace
@@ -96,15 +102,12 @@ struct Trainer::Impl {
   StepRunner runner;  // the eager, graphed or replicated step (training/step_runner.h)
   StepProfiler& profiler = runner.profiler();
   RunningMetrics& metrics = runner.metrics();
-  std::unique_ptr<CheckpointFolder> checkpoints;  // rank 0 with a folder only
+  std::shared_ptr<Checkpointer> checkpointer;  // rank 0 with a folder only (also an observer)
   TrainingState state;
   std::vector<std::shared_ptr<TrainingObserver>> observers;
   bool stop_requested = false;
   std::int64_t steps_left_hint = 1000;  // the recorded update's rows, outside fit_epoch
-  std::int64_t global_batch = 0;        // the last step's batch over all ranks
-  std::int64_t planned_epochs = 0;      // fit()'s target, for the epoch lines (0: unknown)
   bool interrupted = false;             // the last epoch was ended by a stop request
-  bool tty = writes_to_terminal(o.out);
 
   Impl(Module& m, Optimizer& opt, Loss& l, TrainerOptions options, std::unique_ptr<Communicator> single)
       : model(m), optimizer(opt), loss(l), o(std::move(options)), own_comm(std::move(single)),
@@ -119,10 +122,9 @@ struct Trainer::Impl {
 
   Tensor train_step(const Batch& batch, std::int64_t steps_left) {
     runner.prepare_replicas();
-    if (o.before_step) o.before_step(comm.rank(), state.global_step);
     Tensor mean_loss = runner.step(batch, *schedule, state.global_step, steps_left);
     ++state.global_step;
-    global_batch = batch.x.size(0) * comm.world_size();
+    state.batch_size = batch.x.size(0) * comm.world_size();  // the last step's batch over all ranks
     return mean_loss;
   }
 
@@ -142,16 +144,6 @@ struct Trainer::Impl {
       ++state.epoch;
       state.batches_done = 0;
     }
-  }
-
-  void print_progress(std::int64_t done, std::int64_t total, std::int64_t batch_size, Clock::time_point start) {
-    const double elapsed = seconds_since(start);
-    const double rate = static_cast<double>(done) * static_cast<double>(batch_size) / std::max(elapsed, 1e-9);
-    const double eta = done > 0 ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
-    *out() << fmt::format("\r{}  batch {}/{}  {:.0f} samples/s  loss {:.4f}  ETA {:.0f} s   ",
-                          epoch_label(state.epoch + 1, planned_epochs), done, total, rate,
-                          metrics.read().mean_loss, eta)
-           << std::flush;
   }
 
   EpochReport begin_report(const DataLoader& train) const {
@@ -203,27 +195,23 @@ struct Trainer::Impl {
     monitor.start();
     const double cpu_start = process_cpu_seconds();
     const Clock::time_point start = Clock::now();
-    auto last_print = start;
+    for (const auto& observer : observers) observer->on_epoch_begin(owner, state.epoch + 1);
     const std::int64_t total = train.batches_per_epoch();
     const std::int64_t steps = steps_per_epoch(train);
     const std::int64_t check_every = device.is_cpu() ? 1 : 50;  // the ranks' stop agreement, below
     const std::int64_t skip = state.batches_done;
-    const bool show_progress = out() != nullptr && o.progress && tty;
     std::int64_t done = 0;
     for (const Batch& batch : train) {
       if (done < skip) {  // resuming inside an epoch: the order is the same, so skip what was trained
         ++done;
         continue;
       }
+      for (const auto& observer : observers) observer->on_step_begin(owner, state.global_step);
       const Tensor mean_loss = train_step(batch, steps - done);
       ++done;
       report.samples += batch.x.size(0) * comm.world_size();
-      const StepEnd step_end{state.epoch + 1, done, total, mean_loss};
+      const StepEnd step_end{state.epoch + 1, done, total, mean_loss, report.batch_size, &metrics};
       for (const auto& observer : observers) observer->on_step_end(owner, step_end);
-      if (show_progress && seconds_since(last_print) > 0.5) {
-        print_progress(done, total, report.batch_size, start);
-        last_print = Clock::now();
-      }
       // Ranks must stop at the same step: with several, they agree every check_every steps.
       bool stopping = o.stop && o.stop->load();
       if (comm.world_size() > 1)
@@ -237,7 +225,6 @@ struct Trainer::Impl {
     report.batches = done - skip;
     report.epoch_samples = train.samples_per_epoch() * comm.world_size();
     state.batches_done = done;
-    if (show_progress) *out() << "\r" << std::string(100, ' ') << "\r";
     report.stages = profiler.read_and_reset();  // waits for the last GPU step
     report.wall_s = seconds_since(start);
     report.samples_per_s = static_cast<double>(report.samples) / std::max(report.wall_s, 1e-9);
@@ -249,16 +236,15 @@ struct Trainer::Impl {
     return report;
   }
 
-  void save_checkpoint_now() {
-    TrainingState s = state;
-    s.model = o.run.model;
-    s.model_structure = describe_structure(model);
-    s.data = o.run.data;
-    s.optimizer = o.run.optimizer.empty() ? optimizer.describe() : o.run.optimizer;
-    s.batch_size = std::max<std::int64_t>(global_batch, 1);
-    s.seed = o.run.seed;
-    s.settings = o.settings;
-    save_checkpoint(*checkpoints, model, optimizer, s);
+  // What every checkpoint records of the run beside its position.
+  void record_run() {
+    state.model = o.run.model;
+    state.model_structure = describe_structure(model);
+    state.data = o.run.data;
+    state.optimizer = o.run.optimizer;  // empty: the Checkpointer records optimizer.describe()
+    state.batch_size = 1;  // until a step has been taken
+    state.seed = o.run.seed.value_or(0);
+    state.run = o.run;
   }
 };
 
@@ -289,11 +275,11 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                "the optimizer",
                p->name, p->value.device().str(), r.device.str());
   set_matmul_precision(precision);
-  KILN_CHECK(same_on_every_rank(run_fingerprint(o.run, describe_structure(model), o.settings),
-                                r.comm),
-             "the ranks of this job describe different runs (TrainerOptions::run, TrainerOptions::settings "
-             "or the model's structure differ; {}); give every rank the same",
-             r.comm.describe());
+  const RunFingerprint fingerprint{o.run, describe_structure(model), matmul_precision_name(precision),
+                                   o.bucket_mb, o.cuda_graph, o.max_steps};
+  check_ranks_agree(rank_settings(fingerprint), r.comm,
+                    fmt::format("the ranks of this job ({}) describe different runs", r.comm.describe()),
+                    "give every rank the same TrainerOptions");
   if (o.cuda_graph) {
     KILN_CHECK(r.device.is_cuda(),
                "TrainerOptions::cuda_graph records GPU work and the CPU runs each op as it comes; use it with "
@@ -305,12 +291,16 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
     KILN_CHECK(blocker.empty(), "TrainerOptions::cuda_graph cannot replay this model: {}; drop TrainerOptions::cuda_graph", blocker);
   }
   model.set_input_grad_wanted(false);  // the input is data: no gradient of it to make
+  r.record_run();
   // A GPU read of the loss is a sync: there it is checked every 50 steps.
   r.observers.push_back(std::make_shared<NanGuard>(r.device.is_cpu() ? 1 : 50));
   if (r.root) {  // every output opened before any work, so a bad path never costs an epoch
+    if (!o.checkpoint_dir.empty()) {
+      r.checkpointer = std::make_shared<Checkpointer>(o.checkpoint_dir, o.keep_checkpoints, model, optimizer);
+      r.observers.push_back(r.checkpointer);
+    }
+    if (o.out != nullptr) r.observers.push_back(std::make_shared<ConsoleReporter>(*o.out, o.progress, r.words()));
     if (!o.log_json.empty()) r.observers.push_back(std::make_shared<JsonLog>(o.log_json));
-    if (!o.checkpoint_dir.empty())
-      r.checkpoints = std::make_unique<CheckpointFolder>(o.checkpoint_dir, o.keep_checkpoints);
   }
 }
 
@@ -363,9 +353,6 @@ EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
     ++r.state.epoch;
     r.state.batches_done = 0;
   }
-  // Saved before the lines that announce the epoch: a run killed in between loses no work.
-  if (r.checkpoints) r.save_checkpoint_now();
-  if (std::ostream* out = r.out()) *out << format_epoch_summary(report, r.planned_epochs) << "\n" << format_stage_table(report) << std::flush;
   for (const auto& observer : r.observers) observer->on_epoch_end(*this, report);
   return report;
 }
@@ -375,11 +362,8 @@ FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test)
   KILN_CHECK(epochs >= 1, "fit's epochs must be at least 1, found {}", epochs);
   r.settle_position(train);
   r.stop_requested = false;
-  r.planned_epochs = epochs;
   FitResult result;
-  if (r.state.epoch >= epochs && r.out())
-    *r.out() << fmt::format("nothing to train: the checkpoint holds all {} epochs (raise {})\n", r.state.epoch,
-                            r.words().phrase({Setting::epochs, ""}));
+  for (const auto& observer : r.observers) observer->on_fit_begin(*this, epochs);
   while (r.state.epoch < epochs) {
     result.epochs.push_back(fit_epoch(train, test));
     if (r.interrupted) {
@@ -391,17 +375,15 @@ FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test)
       break;
     }
   }
-  if (!result.epochs.empty()) {
-    result.diagnosis = diagnose(result.epochs.back());
-    if (std::ostream* out = r.out()) *out << result.diagnosis.text(r.words()) << std::flush;
-  }
+  if (!result.epochs.empty()) result.diagnosis = diagnose(result.epochs.back());
+  for (const auto& observer : r.observers) observer->on_fit_end(*this, result);
   return result;
 }
 
 void Trainer::save() {
   Impl& r = *impl_;
   KILN_CHECK(!r.o.checkpoint_dir.empty(), "Trainer::save needs a checkpoint folder (TrainerOptions::checkpoint_dir)");
-  if (r.checkpoints) r.save_checkpoint_now();
+  if (r.checkpointer) r.checkpointer->save(*this);
 }
 
 bool Trainer::resume() {
@@ -415,7 +397,7 @@ bool Trainer::resume() {
   r.state.batches_done = saved->state.batches_done;
   r.state.global_step = saved->state.global_step;
   r.state.generator_offset = saved->state.generator_offset;
-  r.global_batch = saved->state.batch_size;
+  r.state.batch_size = saved->state.batch_size;
   if (std::ostream* out = r.out())
     *out << fmt::format("resuming from '{}': epoch {}, step {}\n", saved->folder, r.state.epoch + 1,
                         r.state.global_step);

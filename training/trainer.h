@@ -57,15 +57,17 @@ struct TrainerOptions {
   // lifetime: another run, or a second Trainer, on the same folder is refused.
   std::string checkpoint_dir;
   int keep_checkpoints = 2;    // the newest checkpoints kept there
-  // What the run is (training/run_fingerprint.h), recorded in every checkpoint (the model as its
-  // structure when no spec is given). resume() refuses a checkpoint of another structure, and
-  // compares the rest with checkpoints that predate `settings`; the ranks of a data-parallel job
-  // must agree on it and on `settings`.
+  // What the run is (training/run_fingerprint.h): recorded in every checkpoint with the model's
+  // structure; resume() refuses a checkpoint whose record differs in a field both recorded (a
+  // model without a spec: of another structure), naming each. The ranks of a data-parallel job
+  // must agree on it and on the settings that shape the collectives or change the numbers
+  // (precision, bucket_mb, cuda_graph, max_steps): the constructor compares them all and names
+  // each difference with each rank's value (distributed/rank_agreement.h's RanksDisagree).
   RunDescription run;
-  // Settings that change a run's numbers, by names of the caller's choosing ({"lr", "0.05"}, ...),
-  // recorded in every checkpoint and compared by resume(): a checkpoint made with other values is
-  // refused, naming them.
-  std::map<std::string, std::string> settings;
+  // Only for checkpoints of kiln-checkpoint-2, which recorded the run as settings keyed by the
+  // caller's names (train used its flags): this run's settings under the same names, compared key by
+  // key on resume. Empty: such checkpoints are compared by `run` alone (what both recorded).
+  std::map<std::string, std::string> legacy_settings;
   std::string log_json;        // append one JSON line per epoch (empty: none)
   std::ostream* out = nullptr;  // epoch lines, stage tables, diagnosis (null: silent)
   bool progress = true;         // a progress line on `out` twice a second when `out` is a terminal
@@ -76,9 +78,6 @@ struct TrainerOptions {
   Communicator* comm = nullptr;
   double bucket_mb = 25;        // gradient all-reduce bucket size
   std::int64_t max_steps = 0;   // steps per epoch at most (0: whole epochs)
-  // Called before each training step with this rank and the global step (0-based): a hook for
-  // tests of failure handling (the train app injects faults through it). Empty: none.
-  std::function<void(int rank, std::int64_t step)> before_step;
   // Polled after every step: when set, the step finishes, a checkpoint is saved (with a folder)
   // and fit() returns with `interrupted`. A Ctrl-C handler sets it.
   const std::atomic<bool>* stop = nullptr;
@@ -125,8 +124,9 @@ class Trainer {
   bool resume();
 
   // Watches every step and epoch from now on (training/observer.h), after the observers the
-  // options make (the NaN guard; the JSON log with TrainerOptions::log_json) and those added
-  // before: early stopping (training/early_stopping.h) or one of your own.
+  // options make (the NaN guard; on rank 0 the Checkpointer with TrainerOptions::checkpoint_dir,
+  // the ConsoleReporter with TrainerOptions::out, the JsonLog with TrainerOptions::log_json) and
+  // those added before: early stopping (training/early_stopping.h) or one of your own.
   void add_observer(std::shared_ptr<TrainingObserver> observer);
   // Called after each epoch (its evaluation and checkpoint done) with the epoch's report: an
   // observer of on_epoch_end alone.

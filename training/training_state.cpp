@@ -2,7 +2,10 @@
 // with its type checked first (nlohmann would turn -1 into a huge unsigned seed without a word).
 #include "kiln/training/training_state.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <string>
 
 #include "kiln/core/error.h"
 
@@ -10,7 +13,9 @@ namespace kiln {
 
 namespace {
 
-constexpr const char* kFormat = "kiln-checkpoint-2";
+// 3: the run's record is "run", typed, by TrainerOptions::run's field names; 2 recorded it as
+// "settings" keyed by train's flags; 1 had neither.
+constexpr const char* kFormat = "kiln-checkpoint-3";
 
 const nlohmann::json& field(const nlohmann::json& j, const char* name, const std::string& path) {
   KILN_CHECK(j.contains(name), "'{}' lacks the field \"{}\" of a kiln checkpoint state", path,
@@ -42,6 +47,79 @@ std::string string_field(const nlohmann::json& j, const char* name, const std::s
   return v.get<std::string>();
 }
 
+double double_field(const nlohmann::json& j, const char* name, const std::string& path) {
+  const nlohmann::json& v = field(j, name, path);
+  KILN_CHECK(v.is_number(), "'{}': \"{}\" is {}: expected a number", path, name, v.dump());
+  return v.get<double>();
+}
+
+bool bool_field(const nlohmann::json& j, const char* name, const std::string& path) {
+  const nlohmann::json& v = field(j, name, path);
+  KILN_CHECK(v.is_boolean(), "'{}': \"{}\" is {}: expected true or false", path, name, v.dump());
+  return v.get<bool>();
+}
+
+// A float setting as the number its shortest text says (0.05, not 0.0500000007): the file reads
+// as the run was given, and reads back to the same float.
+double as_written(float v) { return std::stod(fmt::format("{}", v)); }
+
+// RunDescription as JSON: the fields set, by their names; unset ones left out.
+nlohmann::ordered_json run_to_json(const RunDescription& r) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  auto put_string = [&](const char* name, const std::string& v) {
+    if (!v.empty()) j[name] = v;
+  };
+  auto put_float = [&](const char* name, const std::optional<float>& v) {
+    if (v) j[name] = as_written(*v);
+  };
+  put_string("model", r.model);
+  put_string("data", r.data);
+  put_string("optimizer", r.optimizer);
+  if (r.seed) j["seed"] = *r.seed;
+  if (r.batch_size > 0) j["batch_size"] = r.batch_size;
+  if (r.samples) j["samples"] = *r.samples;
+  put_float("lr", r.lr);
+  put_float("weight_decay", r.weight_decay);
+  put_float("momentum", r.momentum);
+  if (r.nesterov) j["nesterov"] = *r.nesterov;
+  put_float("beta1", r.beta1);
+  put_float("beta2", r.beta2);
+  put_float("eps", r.eps);
+  put_string("schedule", r.schedule);
+  put_string("loss", r.loss);
+  if (r.shuffle) j["shuffle"] = *r.shuffle;
+  if (r.test_share) j["test_share"] = *r.test_share;
+  if (r.test_data) j["test_data"] = *r.test_data;
+  return j;
+}
+
+RunDescription run_from_json(const nlohmann::json& j, const std::string& path) {
+  KILN_CHECK(j.is_object(), "'{}': \"run\" is {}: expected an object", path, j.dump());
+  RunDescription r;
+  auto get_float = [&](const char* name, std::optional<float>& v) {
+    if (j.contains(name)) v = static_cast<float>(double_field(j, name, path));
+  };
+  if (j.contains("model")) r.model = string_field(j, "model", path);
+  if (j.contains("data")) r.data = string_field(j, "data", path);
+  if (j.contains("optimizer")) r.optimizer = string_field(j, "optimizer", path);
+  if (j.contains("seed")) r.seed = unsigned_field(j, "seed", path);
+  if (j.contains("batch_size")) r.batch_size = int_field(j, "batch_size", 1, path);
+  if (j.contains("samples")) r.samples = int_field(j, "samples", 0, path);
+  get_float("lr", r.lr);
+  get_float("weight_decay", r.weight_decay);
+  get_float("momentum", r.momentum);
+  if (j.contains("nesterov")) r.nesterov = bool_field(j, "nesterov", path);
+  get_float("beta1", r.beta1);
+  get_float("beta2", r.beta2);
+  get_float("eps", r.eps);
+  if (j.contains("schedule")) r.schedule = string_field(j, "schedule", path);
+  if (j.contains("loss")) r.loss = string_field(j, "loss", path);
+  if (j.contains("shuffle")) r.shuffle = bool_field(j, "shuffle", path);
+  if (j.contains("test_share")) r.test_share = double_field(j, "test_share", path);
+  if (j.contains("test_data")) r.test_data = string_field(j, "test_data", path);
+  return r;
+}
+
 }  // namespace
 
 std::string state_to_json(const TrainingState& s) {
@@ -57,7 +135,7 @@ std::string state_to_json(const TrainingState& s) {
                               {"data", s.data},
                               {"batch_size", s.batch_size},
                               {"optimizer", s.optimizer},
-                              {"settings", s.settings}};
+                              {"run", run_to_json(s.run)}};
   nlohmann::ordered_json generators = nlohmann::ordered_json::object();
   for (const auto& [name, g] : s.generators) generators[name] = {{"seed", g.seed}, {"offset", g.offset}};
   j["generators"] = generators;
@@ -78,8 +156,8 @@ TrainingState parse_training_state(std::string_view text, const std::string& pat
   KILN_CHECK(j.is_object(), "'{}' is not a checkpoint state: expected a JSON object", path);
   if (j.contains("format")) {
     const std::string format = string_field(j, "format", path);
-    KILN_CHECK(format == "kiln-checkpoint-1" || format == kFormat,
-               "'{}' is a checkpoint of format \"{}\"; this kiln reads kiln-checkpoint-1 and {}",
+    KILN_CHECK(format == "kiln-checkpoint-1" || format == "kiln-checkpoint-2" || format == kFormat,
+               "'{}' is a checkpoint of format \"{}\"; this kiln reads kiln-checkpoint-1, 2 and {}",
                path, format, kFormat);
   }
   TrainingState s;
@@ -105,9 +183,10 @@ TrainingState parse_training_state(std::string_view text, const std::string& pat
     for (const auto& [flag, value] : settings.items()) {
       KILN_CHECK(value.is_string(), "'{}': setting \"{}\" is {}: expected a string", path, flag,
                  value.dump());
-      s.settings[flag] = value.get<std::string>();
+      s.legacy_settings[flag] = value.get<std::string>();
     }
   }
+  if (j.contains("run")) s.run = run_from_json(j["run"], path);
   if (j.contains("generators")) {
     const nlohmann::json& generators = j["generators"];
     KILN_CHECK(generators.is_object(), "'{}': \"generators\" is {}: expected an object", path,

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "kiln/training/run_fingerprint.h"
+
 namespace kiln {
 
 struct CheckpointPiece {
@@ -37,9 +39,14 @@ struct TrainingState {
   std::string data;                    // the data spec (RunDescription::data), checked on resume
   std::int64_t batch_size = 0;
   std::string optimizer;
-  // Every setting that changes the numbers of a resumed run, by the caller's names
-  // (TrainerOptions::settings). Empty in checkpoints written before kiln recorded them.
-  std::map<std::string, std::string> settings;
+  // What the run was (TrainerOptions::run), compared field by field on resume: state.json's
+  // "run", typed. Unset in checkpoints written before kiln-checkpoint-3.
+  RunDescription run;
+  // kiln-checkpoint-2's record of the same, keyed by the caller's names (train used its flags):
+  // read so that such checkpoints still resume (compared with TrainerOptions::legacy_settings),
+  // never written.
+  // Empty in checkpoints written before kiln recorded settings and in later formats.
+  std::map<std::string, std::string> legacy_settings;
   // Module::generators() by path ("layers.11.mask"); empty in checkpoints written before kiln
   // recorded them (a resumed run's dropout masks then restart).
   std::map<std::string, GeneratorState> generators;

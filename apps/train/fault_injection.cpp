@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "kiln/core/error.h"
+#include "kiln/training/trainer.h"
 
 namespace kiln {
 
@@ -20,6 +21,10 @@ FaultInjection::FaultInjection() {
   step_ = step;
   KILN_CHECK(fields == 3 && (kind_ == "fail" || kind_ == "hang") && rank_ >= 0 && step_ >= 0,
              "KILN_INJECT_FAULT must read fail:RANK:STEP or hang:RANK:STEP, found '{}'", spec);
+}
+
+void FaultInjection::on_step_begin(Trainer& trainer, std::int64_t global_step) {
+  at_step(trainer.rank(), global_step);
 }
 
 void FaultInjection::at_step(int rank, std::int64_t step) const {

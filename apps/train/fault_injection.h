@@ -1,18 +1,23 @@
 // Injected faults, for the tests of failure handling that run train as an mpirun job:
 // KILN_INJECT_FAULT="fail:RANK:STEP" makes rank RANK throw at training step STEP (0-based);
-// "hang:RANK:STEP" makes it stop answering there. train hands at_step to the Trainer as its
-// TrainerOptions::before_step hook; the library itself reads no such variable.
+// "hang:RANK:STEP" makes it stop answering there. train attaches it to its Trainer as an
+// observer (training/observer.h); the library itself reads no such variable and has no option
+// for it. It stays in the train program, not a test build of it, because the mpi tests run the
+// program users run.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "kiln/training/observer.h"
+
 namespace kiln {
 
-class FaultInjection {
+class FaultInjection : public TrainingObserver {
  public:
   FaultInjection();  // reads the environment; throws kiln::Error for a value of another form
   void at_step(int rank, std::int64_t step) const;
+  void on_step_begin(Trainer& trainer, std::int64_t global_step) override;
 
  private:
   std::string kind_;  // "", "fail" or "hang"

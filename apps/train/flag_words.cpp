@@ -5,6 +5,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/memory.h"
+#include "kiln/distributed/rank_agreement.h"
 
 #include <string_view>
 #include <utility>
@@ -16,6 +17,7 @@ namespace {
 // Longer names first where one holds another.
 constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
     {"TrainerOptions::precision = MatmulPrecision::", "--precision "},
+    {"TrainerOptions::precision", "--precision"},
     {"(TrainerOptions::checkpoint_dir)", "(--checkpoint DIR)"},
     {"TrainerOptions::checkpoint_dir", "--checkpoint"},
     {"TrainerOptions::keep_checkpoints", "--keep-checkpoints"},
@@ -27,6 +29,21 @@ constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
     {"TrainerOptions::run.data", "--data"},
     {"TrainerOptions::run.model", "--model"},
     {"TrainerOptions::run.optimizer", "--optimizer"},
+    {"TrainerOptions::run.seed", "--seed"},
+    {"TrainerOptions::run.samples", "--samples"},
+    {"TrainerOptions::run.lr", "--lr"},
+    {"TrainerOptions::run.weight_decay", "--weight-decay"},
+    {"TrainerOptions::run.momentum", "--momentum"},
+    {"TrainerOptions::run.nesterov", "--nesterov"},
+    {"TrainerOptions::run.beta1", "--beta1"},
+    {"TrainerOptions::run.beta2", "--beta2"},
+    {"TrainerOptions::run.eps", "--eps"},
+    {"TrainerOptions::run.schedule", "--schedule"},
+    {"TrainerOptions::run.loss", "--loss"},
+    {"TrainerOptions::run.shuffle", "shuffling (--no-shuffle)"},
+    {"TrainerOptions::run.test_share", "--test-share"},
+    {"TrainerOptions::run.test_data", "--test-data"},
+    {"give every rank the same TrainerOptions", "start every rank with the same command line"},
     {"lower the optimizer's learning rate", "lower --lr"},
     {"fit's epochs", "--epochs"},
     {"without Trainer::resume()", "without --resume"},
@@ -89,6 +106,8 @@ void rethrow_in_flag_words() {
     throw;
   } catch (const OutOfMemory&) {
     throw;
+  } catch (const RanksDisagree& e) {
+    throw RanksDisagree(in_flag_words(e.what()), e.where(), e.rank());
   } catch (const Error& e) {
     throw Error(in_flag_words(e.what()), e.where());
   }

@@ -11,6 +11,7 @@
 
 #include <kiln/kiln.h>
 #include <kiln/distributed/mpi_communicator.h>
+#include <kiln/distributed/rank_agreement.h>
 #include <kiln/apps/train/train_options.h>
 #include <kiln/apps/reporting/tuning.h>
 #include <kiln/apps/support/openmp_wait_policy.h>
@@ -122,6 +123,12 @@ int main(int argc, char** argv) {
       return 130;
     }
     return 0;
+  } catch (const kiln::RanksDisagree& e) {
+    // Every rank threw it at the same check: rank 0 speaks for the job, and as no rank waits on
+    // another, each ends on its own (an abort could kill rank 0 before it has printed).
+    const auto launch = kiln::mpi_launch_from_environment();
+    if (!launch || launch->rank == 0) std::cerr << "train: " << e.what() << "\n";
+    return 1;
   } catch (const kiln::Error& e) {
     std::cerr << "train: " << rank_prefix() << e.what() << "\n";
   } catch (const std::exception& e) {

@@ -10,30 +10,13 @@
 
 #include "kiln/core/error.h"
 #include "kiln/core/host_memory.h"
-#include "kiln/distributed/data_parallel.h"
+#include "kiln/distributed/rank_agreement.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/spec/data_spec.h"
 #include "kiln/layers/loss.h"
 #include "kiln/spec/optimizer_spec.h"
-#include "kiln/training/run_fingerprint.h"
 
 namespace kiln {
-
-namespace {
-
-// FNV-1a over the settings that must agree for the ranks to issue the same collectives and
-// train the same model.
-std::uint64_t options_fingerprint(const TrainOptions& o) {
-  const std::string text =
-      fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", o.model,
-                  o.data, o.samples, o.epochs, o.batch_size, o.lr, o.optimizer, o.weight_decay,
-                  o.schedule, o.shuffle, o.seed, o.resume, o.init, o.evaluate, o.max_steps, o.loss,
-                  o.momentum ? fmt::format("{}", *o.momentum) : "default", o.nesterov, o.beta1,
-                  o.beta2, o.eps, o.test_share.value_or(kDefaultTestShare), o.test_data);
-  return fnv1a(text);
-}
-
-}  // namespace
 
 // The batch must come from the data, and the loader's host slots must fit in memory.
 void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
@@ -54,9 +37,33 @@ void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
              batch_bytes / 1048576.0, memory / 1073741824.0);
 }
 
-// The flags that change the numbers of a run, as recorded in a checkpoint and compared on resume.
-// Only the settings of the optimizer in use: a change of optimizer is then one difference.
-std::map<std::string, std::string> run_settings(const TrainOptions& o) {
+RunDescription run_description(const TrainOptions& o) {
+  RunDescription run;
+  run.model = o.model;
+  run.data = o.data;
+  run.optimizer = o.optimizer;
+  run.seed = o.seed;
+  run.batch_size = o.batch_size;
+  run.samples = o.samples;
+  run.lr = o.lr;
+  run.weight_decay = o.weight_decay;
+  if (o.optimizer == "adam" || o.optimizer == "adamw") {
+    run.beta1 = o.beta1;
+    run.beta2 = o.beta2;
+    run.eps = o.eps;
+  } else {
+    run.momentum = effective_momentum(o.optimizer, {.momentum = o.momentum});
+    run.nesterov = o.nesterov || o.optimizer == "nesterov";
+  }
+  run.schedule = o.schedule;
+  run.loss = canonical_loss_name(o.loss);
+  run.shuffle = o.shuffle;
+  run.test_share = o.test_share.value_or(kDefaultTestShare);
+  run.test_data = o.test_data;
+  return run;
+}
+
+std::map<std::string, std::string> legacy_run_settings(const TrainOptions& o) {
   std::map<std::string, std::string> settings{{"--model", o.model},
                                               {"--data", o.data},
                                               {"--samples", std::to_string(o.samples)},
@@ -82,13 +89,13 @@ std::map<std::string, std::string> run_settings(const TrainOptions& o) {
   return settings;
 }
 
-void check_same_options_on_every_rank(const TrainOptions& options, Communicator& comm) {
-  if (comm.world_size() == 1) return;
-  KILN_CHECK(
-      same_on_every_rank(options_fingerprint(options), comm),
-      "the ranks of this job were started with different training options ({}); start every rank "
-      "with the same command line",
-      comm.describe());
+void check_same_options_on_every_rank(const TrainOptions& o, Communicator& comm) {
+  check_ranks_agree({{"--epochs", std::to_string(o.epochs)},
+                     {"--resume", o.resume ? "on" : "off"},
+                     {"--init", o.init},
+                     {"TrainOptions::evaluate", o.evaluate ? "on" : "off"}},
+                    comm, fmt::format("the ranks of this job ({}) were started with different options", comm.describe()),
+                    "start every rank with the same command line");
 }
 
 }  // namespace kiln

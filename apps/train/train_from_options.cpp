@@ -2,6 +2,7 @@
 // loaders — and handed to kiln::Trainer, which does the training. What is left here is what only
 // a run from flags has: the flag checks, the header lines and --init. The library's messages
 // reach the user in train's flags (apps/train/flag_words.h).
+#include <memory>
 #include <ostream>
 #include <thread>
 
@@ -96,8 +97,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   t.cuda_graph = o.cuda_graph;
   t.checkpoint_dir = o.checkpoint_dir;
   t.keep_checkpoints = o.keep_checkpoints;
-  t.run = {o.model, o.data, o.optimizer, o.seed, o.batch_size};
-  t.settings = run_settings(o);
+  t.run = run_description(o);
+  t.legacy_settings = legacy_run_settings(o);
   t.setting_words = &train_flag_words();
   t.log_json = o.log_json;
   t.out = o.quiet ? nullptr : &out;
@@ -105,7 +106,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   t.bucket_mb = o.bucket_mb;
   t.max_steps = o.max_steps;
   t.stop = stop;
-  t.before_step = [faults = FaultInjection()](int rank, std::int64_t step) { faults.at_step(rank, step); };
+  const auto faults = std::make_shared<FaultInjection>();  // a bad KILN_INJECT_FAULT fails here
 
   Generator gen(o.seed);
   const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data});
@@ -137,6 +138,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
       make_optimizer(o.optimizer, model.net->parameters(), o.lr,
                      {o.momentum, o.nesterov, o.beta1, o.beta2, o.eps, o.weight_decay});
   Trainer trainer(*model.net, *optimizer, *loss, t);
+  trainer.add_observer(faults);
   trainer.set_schedule(parse_schedule(o.schedule, o.lr, trainer.steps_per_epoch(train_loader) * o.epochs));
   if (o.resume)
     KILN_CHECK(trainer.resume(),

@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const kiln::TrainingState again =
         kiln::parse_training_state(kiln::state_to_json(state), "again");
     if (again.global_step != state.global_step || again.seed != state.seed ||
-        again.settings != state.settings || again.pieces != state.pieces)
+        again.run != state.run ||
+        again.legacy_settings != state.legacy_settings || again.pieces != state.pieces)
       __builtin_trap();
   } catch (const kiln::Error&) {
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kiln/distributed/mpi_communicator.h"
+#include "kiln/distributed/rank_agreement.h"
 #include "kiln/io/safetensors.h"
 #include "kiln/apps/train/train_options.h"
 #include "tests/support/tensor_testing.h"
@@ -97,9 +98,11 @@ TEST(DataParallelTraining, RanksWithDifferentOptionsStopWithOneClearMessage) {
   try {
     kiln::train(o, out);
     FAIL() << "expected an error on every rank";
-  } catch (const kiln::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("different training options"), std::string::npos)
+  } catch (const kiln::RanksDisagree& e) {  // on every rank, rank 0 to print it
+    EXPECT_NE(std::string(e.what()).find("describe different runs: --lr (rank 0: 0.05, rank 1: 0.1); "),
+              std::string::npos)
         << e.what();
+    EXPECT_EQ(e.reported_here(), rank == 0);
   }
 }
 

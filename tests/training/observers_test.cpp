@@ -1,10 +1,12 @@
-// Observers of a Trainer (training/observer.h): one of the user's own sees every step and epoch,
-// early stopping ends a run that stopped improving, and the NaN guard reads the loss when due.
+// Observers of a Trainer (training/observer.h): one of the user's own sees every event in order,
+// the console reporter and the checkpointer work when a user attaches them, early stopping ends
+// a run that stopped improving, and the NaN guard reads the loss when due.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,10 +15,14 @@
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/models/presets.h"
 #include "kiln/optim/sgd.h"
+#include "kiln/training/checkpoint.h"
+#include "kiln/training/checkpointer.h"
+#include "kiln/training/console_reporter.h"
 #include "kiln/training/early_stopping.h"
 #include "kiln/training/nan_guard.h"
 #include "kiln/training/trainer.h"
 #include "tests/support/error_testing.h"
+#include "tests/support/train_testing.h"
 
 namespace {
 
@@ -41,15 +47,26 @@ struct LineRun {
 
 class Recorder : public kiln::TrainingObserver {
  public:
+  void on_fit_begin(kiln::Trainer&, std::int64_t epochs) override { events += "fit " + std::to_string(epochs) + ";"; }
+  void on_epoch_begin(kiln::Trainer&, std::int64_t epoch) override { events += "epoch " + std::to_string(epoch) + ";"; }
+  void on_step_begin(kiln::Trainer&, std::int64_t global_step) override { begun.push_back(global_step); }
   void on_step_end(kiln::Trainer&, const kiln::StepEnd& s) override {
     steps.push_back(s.epoch * 100 + s.step);
     EXPECT_EQ(s.epoch_steps, 5);
+    EXPECT_EQ(s.batch_size, 8);
     EXPECT_TRUE(s.loss.defined());
+    ASSERT_NE(s.running, nullptr);
+    EXPECT_EQ(s.running->read().samples, 8 * s.step);  // the epoch so far
   }
   void on_epoch_end(kiln::Trainer&, const kiln::EpochReport& r) override {
     epochs.push_back(r.epoch);
+    events += "end " + std::to_string(r.epoch) + ";";
   }
-  std::vector<std::int64_t> steps, epochs;
+  void on_fit_end(kiln::Trainer&, const kiln::FitResult& result) override {
+    events += "done " + std::to_string(result.epochs.size()) + ";";
+  }
+  std::vector<std::int64_t> steps, epochs, begun;
+  std::string events;
 };
 
 }  // namespace
@@ -63,6 +80,31 @@ TEST(TrainerObservers, OneOfTheUsersOwnSeesEveryStepAndEpochInOrder) {
   EXPECT_EQ(recorder->steps,
             (std::vector<std::int64_t>{101, 102, 103, 104, 105, 201, 202, 203, 204, 205}));
   EXPECT_EQ(recorder->epochs, (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(recorder->begun, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(recorder->events, "fit 2;epoch 1;end 1;epoch 2;end 2;done 2;");
+}
+
+// The console lines and the checkpoints are observers like any other: attached by hand to a
+// trainer whose options ask for neither, they do what the options would have made them do.
+TEST(TrainerObservers, TheConsoleReporterAndTheCheckpointerWorkWhenAUserAttachesThem) {
+  LineRun run(0.1f);
+  const std::string dir = kiln::testing::fresh_checkpoint_dir("observers_checkpointer");
+  std::ostringstream out;
+  {
+    kiln::Trainer trainer(*run.net, run.optimizer, run.loss);
+    trainer.add_observer(std::make_shared<kiln::Checkpointer>(dir, 1, *run.net, run.optimizer));
+    trainer.add_observer(std::make_shared<kiln::ConsoleReporter>(out, true, kiln::api_setting_words()));
+    trainer.fit(run.train, 2);
+  }
+  const std::string text = out.str();
+  EXPECT_NE(text.find("epoch 1/2 "), std::string::npos) << text;
+  EXPECT_NE(text.find("epoch 2/2 "), std::string::npos) << text;
+  EXPECT_NE(text.find("diagnosis:"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << "a string stream is no terminal: no progress line";
+  const auto saved = kiln::read_checkpoint(dir);
+  ASSERT_TRUE(saved.has_value());
+  EXPECT_EQ(saved->state.epoch, 2);
+  EXPECT_EQ(saved->state.global_step, 10);
 }
 
 TEST(TrainerObservers, EarlyStoppingEndsARunThatNoLongerImproves) {

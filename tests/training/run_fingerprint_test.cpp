@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "kiln/optim/sgd.h"
 #include "kiln/training/run_fingerprint.h"
 #include "kiln/training/trainer.h"
+#include "kiln/training/training_state.h"
 #include "tests/support/error_testing.h"
 #include "tests/support/train_testing.h"
 
@@ -24,15 +26,45 @@ TEST(RunFingerprint, DescribesAModelByItsParametersAndShapes) {
       "layers.0.weight (3, 2); layers.0.bias (3,); layers.2.weight (1, 3); layers.2.bias (1,)");
 }
 
-TEST(RunFingerprint, ChangesWithTheModelTheDataAndEachSetting) {
-  const kiln::RunDescription run{"mlp:2-3-1", "article", "sgd", 1, 64};
-  const std::uint64_t base = kiln::run_fingerprint(run, "s", {{"lr", "0.1"}});
-  EXPECT_EQ(kiln::run_fingerprint(run, "s", {{"lr", "0.1"}}), base);
-  EXPECT_NE(kiln::run_fingerprint(run, "s", {{"lr", "0.2"}}), base);
-  EXPECT_NE(kiln::run_fingerprint(run, "t", {{"lr", "0.1"}}), base);
-  kiln::RunDescription other = run;
-  other.data = "fashion-mnist";
-  EXPECT_NE(kiln::run_fingerprint(other, "s", {{"lr", "0.1"}}), base);
+TEST(RunFingerprint, NamesEachFieldWithItsValueAndLeavesUnsetOnesUnrecorded) {
+  kiln::RunDescription run;
+  run.model = "mlp:2-3-1";
+  run.lr = 0.05f;
+  run.shuffle = false;
+  const std::vector<kiln::RunField> fields = kiln::description_fields(run);
+  auto value_of = [&](std::string_view name) {
+    for (const kiln::RunField& f : fields)
+      if (f.name == name) return f.value;
+    ADD_FAILURE() << "no field " << name;
+    return std::optional<std::string>();
+  };
+  EXPECT_EQ(value_of("TrainerOptions::run.model"), "mlp:2-3-1");
+  EXPECT_EQ(value_of("TrainerOptions::run.lr"), "0.05");
+  EXPECT_EQ(value_of("TrainerOptions::run.shuffle"), "off");
+  EXPECT_EQ(value_of("TrainerOptions::run.data"), std::nullopt);
+  EXPECT_EQ(value_of("TrainerOptions::run.seed"), std::nullopt);
+  const kiln::RunFingerprint fingerprint{run, "w (3, 2)", "bf16", 4, false, 0};
+  const std::vector<kiln::RunField> all = kiln::fingerprint_fields(fingerprint);
+  ASSERT_EQ(all.size(), fields.size() + 5);
+  EXPECT_EQ(all[fields.size() + 1].name, "TrainerOptions::precision");
+  EXPECT_EQ(all[fields.size() + 1].value, "bf16");
+  EXPECT_EQ(all[fields.size() + 2].value, "4");
+}
+
+TEST(RunFingerprint, ACheckpointRecordsItTypedAndReadsItBack) {
+  kiln::TrainingState state;
+  state.batch_size = 64;
+  state.run.model = "mlp:2-3-1";
+  state.run.seed = 7;
+  state.run.lr = 0.05f;
+  state.run.nesterov = true;
+  state.run.test_share = 0.25;
+  state.run.test_data = "";
+  const std::string json = kiln::state_to_json(state);
+  EXPECT_NE(json.find("\"lr\": 0.05,"), std::string::npos) << json;
+  const kiln::TrainingState again = kiln::parse_training_state(json, "state.json");
+  EXPECT_EQ(again.run, state.run);
+  EXPECT_TRUE(again.legacy_settings.empty());
 }
 
 TEST(RunFingerprint, ResumeRefusesACheckpointOfAModelOfAnotherStructure) {

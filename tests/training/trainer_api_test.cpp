@@ -195,11 +195,11 @@ TEST(TrainerApi, RefusesACheckpointMadeWithOtherSettings) {
   const std::string dir = kiln::testing::fresh_checkpoint_dir("api_settings");
   {
     OwnRun s;
-    kiln::Trainer(s.net, s.optimizer, s.loss, {.checkpoint_dir = dir, .settings = {{"lr", "0.1"}}}).fit(s.train, 1);
+    kiln::Trainer(s.net, s.optimizer, s.loss, {.checkpoint_dir = dir, .run = {.lr = 0.1f}}).fit(s.train, 1);
   }
   OwnRun s;
-  kiln::Trainer trainer(s.net, s.optimizer, s.loss, {.checkpoint_dir = dir, .settings = {{"lr", "0.2"}}});
-  EXPECT_THAT(error_message([&] { trainer.resume(); }), ::testing::HasSubstr("was made with lr 0.1 (this run: 0.2)"));
+  kiln::Trainer trainer(s.net, s.optimizer, s.loss, {.checkpoint_dir = dir, .run = {.lr = 0.2f}});
+  EXPECT_THAT(error_message([&] { trainer.resume(); }), ::testing::HasSubstr("was made with TrainerOptions::run.lr 0.1 (this run: 0.2)"));
 }
 
 TEST(TrainerApi, RefusesWhatCannotWorkBeforeTraining) {
