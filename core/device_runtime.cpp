@@ -29,7 +29,8 @@ DeviceRuntime& device_runtime(Device::Kind kind, const char* what) {
 }
 
 RegisterDeviceRuntime::RegisterDeviceRuntime(Device::Kind kind, DeviceRuntime& runtime) {
-  KILN_CHECK(kind == Device::Kind::cuda, "only a CUDA runtime registers itself; the CPU's is built in");
+  KILN_CHECK(kind == Device::Kind::cuda,
+             "only a CUDA runtime registers itself; the CPU's is built in");
   cuda_slot().store(&runtime, std::memory_order_release);
 }
 

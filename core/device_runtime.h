@@ -29,12 +29,12 @@ class DeviceRuntime {
   virtual ~DeviceRuntime() = default;
 
   // ---- Devices
-  virtual int device_count() = 0;                    // 0 when no device or driver answers
-  virtual std::string unavailable_reason() = 0;      // in words, when device_count() is 0
-  virtual void check_device(int device) = 0;         // throws unless the device is usable
-  virtual void set_device(int device) = 0;           // for this thread; cheap when current
-  virtual std::string device_name(int device) = 0;   // "NVIDIA H200", "CPU"
-  virtual std::string pci_bus_id(int device) = 0;    // "0000:3b:00.0", as NVML names devices
+  virtual int device_count() = 0;                        // 0 when no device or driver answers
+  virtual std::string unavailable_reason() = 0;          // in words, when device_count() is 0
+  virtual void check_device(int device) = 0;             // throws unless the device is usable
+  virtual void set_device(int device) = 0;               // for this thread; cheap when current
+  virtual std::string device_name(int device) = 0;       // "NVIDIA H200", "CPU"
+  virtual std::string pci_bus_id(int device) = 0;        // "0000:3b:00.0", as NVML names devices
   virtual DeviceMemoryInfo memory_info(int device) = 0;  // free and total, as the driver sees it
 
   // ---- Memory. allocate returns nullptr when the device is out of memory (the caller says so,

@@ -91,7 +91,8 @@ bool Event::query() const { return device_runtime(device_, "a CUDA event").query
 double Event::elapsed_ms(const Event& start, const Event& end) {
   KILN_CHECK(start.device() == end.device(), "elapsed time between events on {} and {}",
              start.device().str(), end.device().str());
-  return device_runtime(start.device(), "a CUDA event").event_elapsed_ms(start.handle_, end.handle_);
+  return device_runtime(start.device(), "a CUDA event")
+      .event_elapsed_ms(start.handle_, end.handle_);
 }
 
 }  // namespace kiln
