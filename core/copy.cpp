@@ -1,16 +1,14 @@
-// copy and copy_async between any two devices. A synchronous copy is queued on the current
-// stream of the CUDA side and then waited for, so it sees every op queued before it (a plain
-// cudaMemcpy would not order itself after kiln's non-blocking streams); between two GPUs it also
-// waits for the source GPU's current stream, and an asynchronous one keeps the source's memory
-// from reuse on its own GPU until the copy has run.
+// copy and copy_async between any two devices, through the device runtime
+// (core/device_runtime.h). A synchronous copy is queued on the current stream of the CUDA side
+// and then waited for, so it sees every op queued before it (a plain cudaMemcpy would not order
+// itself after kiln's non-blocking streams); between two GPUs it also waits for the source GPU's
+// current stream, and an asynchronous one keeps the source's memory from reuse on its own GPU
+// until the copy has run.
 #include <cstring>
 
+#include "kiln/core/device_runtime.h"
 #include "kiln/core/dispatch.h"
 #include "kiln/core/ops.h"
-
-#if KILN_CUDA
-#include "kiln/core/cuda/runtime.h"
-#endif
 
 namespace kiln {
 
@@ -24,14 +22,12 @@ void check_copy(const char* op, const Tensor& src, const Tensor& dst) {
 Device cuda_side(const Tensor& src, const Tensor& dst) {
   return dst.device().is_cuda() ? dst.device() : src.device();
 }
-#if KILN_CUDA
 // A copy from another GPU runs on the destination's stream: it starts after the work queued on
 // the source GPU's current stream (which produced src), as a copy within one GPU does.
-void after_producer(const Tensor& src, Device copy_device, cudaStream_t stream) {
+void after_producer(DeviceRuntime& runtime, const Tensor& src, Device copy_device, void* stream) {
   if (src.device().is_cuda() && src.device() != copy_device)
-    cuda::wait_for_device(stream, src.device().index());
+    runtime.wait_for_device(stream, src.device().index());
 }
-#endif
 }  // namespace
 
 void copy(const Tensor& src, Tensor& dst) {
@@ -41,13 +37,13 @@ void copy(const Tensor& src, Tensor& dst) {
     std::memmove(dst.raw_data(), src.raw_data(), src.nbytes());
     return;
   }
-  KILN_ON_CUDA("copy to or from a CUDA device", {
-    const Device device = cuda_side(src, dst);
-    cudaStream_t stream = detail::prepare_cuda(device);
-    after_producer(src, device, stream);
-    cuda::copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(), stream);
-    cuda::synchronize_stream(stream);
-  });
+  const Device device = cuda_side(src, dst);
+  DeviceRuntime& runtime = device_runtime(device, "copy to or from a CUDA device");
+  runtime.set_device(device.index());
+  void* stream = runtime.current_stream(device.index());
+  after_producer(runtime, src, device, stream);
+  runtime.copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(), stream);
+  runtime.synchronize_stream(stream);
 }
 
 void copy_async(const Tensor& src, Tensor& dst, const Stream& stream) {
@@ -61,20 +57,19 @@ void copy_async(const Tensor& src, Tensor& dst, const Stream& stream) {
              "copy_async: the copy between {} and {} runs on {}, but the stream is on {}",
              src.device().str(), dst.device().str(), device.str(), stream.device().str());
   if (src.nbytes() == 0) return;
-  KILN_ON_CUDA("copy_async to or from a CUDA device", {
-    cuda::set_device(device.index());
-    const auto handle = static_cast<cudaStream_t>(stream.handle());
-    after_producer(src, device, handle);
-    cuda::copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(), handle);
-    // The operands may come from another stream of this device, or be another GPU's: freed
-    // before the copy has run, their memory must not be handed out again until it has.
-    for (const Tensor* t : {&src, static_cast<const Tensor*>(&dst)}) {
-      if (t->device() == device)
-        cuda::record_stream(device.index(), t->raw_data(), handle);
-      else if (t->device().is_cuda())
-        cuda::record_use_from_device(t->device().index(), t->raw_data(), handle, device.index());
-    }
-  });
+  DeviceRuntime& runtime = device_runtime(device, "copy_async to or from a CUDA device");
+  runtime.set_device(device.index());
+  void* const handle = stream.handle();
+  after_producer(runtime, src, device, handle);
+  runtime.copy_bytes_async(dst.raw_data(), src.raw_data(), src.nbytes(), handle);
+  // The operands may come from another stream of this device, or be another GPU's: freed
+  // before the copy has run, their memory must not be handed out again until it has.
+  for (const Tensor* t : {&src, static_cast<const Tensor*>(&dst)}) {
+    if (t->device() == device)
+      runtime.record_stream(device.index(), t->raw_data(), handle);
+    else if (t->device().is_cuda())
+      runtime.record_use_from_device(t->device().index(), t->raw_data(), handle, device.index());
+  }
 }
 
 }  // namespace kiln

@@ -1,65 +1,52 @@
-// CudaGraph over the runtime's capture calls; in a build without CUDA every entry point throws.
+// CudaGraph over the device runtime's capture calls (core/device_runtime.h); without a CUDA
+// runtime (a CPU-only build) capture and replay throw "built without CUDA".
 #include "kiln/core/cuda_graph.h"
 
+#include "kiln/core/device_runtime.h"
 #include "kiln/core/error.h"
-
-#if KILN_CUDA
-#include "kiln/core/cuda/runtime.h"
-#endif
 
 namespace kiln {
 
 CudaGraph::~CudaGraph() { reset(); }
 
-#if KILN_CUDA
-
 void CudaGraph::capture(Device device, const std::function<void()>& work) {
+  DeviceRuntime& runtime = device_runtime(Device::Kind::cuda, "CudaGraph::capture");
   KILN_CHECK(device.is_cuda(), "CudaGraph: capture needs a CUDA device, found {}", device.str());
   reset();
   device_ = device;
-  cuda::set_device(device.index());
-  cudaStream_t stream = cuda::current_stream(device.index());
+  runtime.set_device(device.index());
+  void* stream = runtime.current_stream(device.index());
   stream_ = stream;
-  cuda::begin_capture(stream, &scratch_blocks_, device.index());
-  pool_ = cuda::capture_serial();
+  pool_ = runtime.begin_capture(stream, &scratch_blocks_, device.index());
   try {
     work();
   } catch (...) {
-    cuda::end_capture(stream, /*failed=*/true);
+    runtime.end_capture(stream, /*failed=*/true);
     reset();  // nothing recorded ran: the blocks can go back at once
     throw;
   }
-  exec_ = cuda::end_capture(stream);
+  exec_ = runtime.end_capture(stream, /*failed=*/false);
 }
 
 void CudaGraph::replay() {
+  DeviceRuntime& runtime = device_runtime(Device::Kind::cuda, "CudaGraph::replay");
   KILN_CHECK(exec_ != nullptr, "CudaGraph: replay before a capture");
-  cuda::set_device(device_.index());
-  cuda::launch_graph(exec_, static_cast<cudaStream_t>(stream_));
+  runtime.set_device(device_.index());
+  runtime.launch_graph(exec_, stream_);
 }
 
 void CudaGraph::reset() {
+  // Nothing captured (always so in a build without a CUDA runtime): nothing to give back.
+  if (exec_ == nullptr && scratch_blocks_.empty() && pool_ == CachingAllocator::kSharedPool) return;
+  DeviceRuntime& runtime = *find_device_runtime(Device::Kind::cuda);
   if (exec_ != nullptr) {
-    cuda::destroy_graph(exec_);
+    runtime.destroy_graph(exec_);
     exec_ = nullptr;
   }
-  // Released in stream order: the allocator hands a block out again only behind the work
-  // already queued on the stream it served, the last replay included.
   if (scratch_blocks_.empty() && pool_ == CachingAllocator::kSharedPool) return;
-  CachingAllocator& allocator = cuda::device_allocator(device_.index());
-  for (void* block : scratch_blocks_) allocator.release(block);
+  runtime.release_graph_memory(device_.index(), scratch_blocks_, pool_);
   scratch_blocks_.clear();
-  // What the capture allocated, and what was freed while it ran, was held for the replays.
-  allocator.release_pool(pool_);
   pool_ = CachingAllocator::kSharedPool;
 }
-
-#else
-
-void CudaGraph::capture(Device, const std::function<void()>&) { detail::throw_built_without_cuda("CudaGraph::capture"); }
-void CudaGraph::replay() { detail::throw_built_without_cuda("CudaGraph::replay"); }
-void CudaGraph::reset() {}
-
-#endif
 
 }  // namespace kiln

@@ -1,13 +1,11 @@
-// Device parsing and printing, and whether CUDA devices answer (a CUDA seam).
+// Device parsing and printing, and whether CUDA devices answer (asked of the CUDA device runtime,
+// core/device_runtime.h, which a CPU-only build does not have).
 #include "kiln/core/device.h"
 
 #include <charconv>
 
+#include "kiln/core/device_runtime.h"
 #include "kiln/core/error.h"
-
-#if KILN_CUDA
-#include "kiln/core/cuda/runtime.h"
-#endif
 
 namespace kiln {
 
@@ -35,26 +33,19 @@ std::string Device::str() const { return is_cpu() ? std::string("cpu") : fmt::fo
 
 }  // namespace kiln
 
-// ---- CUDA availability (a CUDA seam)
+// ---- CUDA availability
 
 namespace kiln {
 
 int cuda_device_count() {
-#if KILN_CUDA
-  return cuda::device_count();
-#else
-  return 0;
-#endif
+  DeviceRuntime* cuda = find_device_runtime(Device::Kind::cuda);
+  return cuda != nullptr ? cuda->device_count() : 0;
 }
 
 std::string device_name(Device device) {
-  if (device.is_cpu()) return "CPU";
-#if KILN_CUDA
-  cuda::check_device(device.index());
-  return cuda::device_name(device.index());
-#else
-  detail::throw_built_without_cuda("device_name of a CUDA device");
-#endif
+  DeviceRuntime& runtime = device_runtime(device, "device_name of a CUDA device");
+  runtime.check_device(device.index());
+  return runtime.device_name(device.index());
 }
 
 bool cuda_available() { return cuda_device_count() > 0; }
@@ -79,11 +70,9 @@ std::string describe_cuda_unavailable(const CudaProbeFailure& f) {
 }  // namespace detail
 
 std::string cuda_unavailable_reason() {
-#if KILN_CUDA
-  return cuda::device_count() > 0 ? std::string() : cuda::unavailable_reason();
-#else
-  return "this kiln was built without CUDA";
-#endif
+  DeviceRuntime* cuda = find_device_runtime(Device::Kind::cuda);
+  if (cuda == nullptr) return "this kiln was built without CUDA";
+  return cuda->device_count() > 0 ? std::string() : cuda->unavailable_reason();
 }
 
 }  // namespace kiln

@@ -1,6 +1,5 @@
 // Operand checks that name both operands, shared by the ops' check() (core/ops/), and
-// prepare_cuda, which a CUDA kernel calls for its stream. KILN_ON_CUDA is left for the copy
-// runtime (core/copy.cpp) until the device-runtime interface replaces it; ops no longer use it.
+// prepare_cuda, which a CUDA kernel calls for its stream.
 #pragma once
 
 #include <initializer_list>
@@ -22,13 +21,8 @@ void check_same_device(const char* op, std::initializer_list<Operand> operands);
 void check_same_shape(const char* op, std::initializer_list<Operand> operands);
 void check_shape(const char* op, Operand operand, const Shape& expected);
 
-// Makes `device` current for this thread and returns its current stream. CUDA builds only.
+// Makes `device` current for this thread and returns its current stream. Defined by the CUDA
+// backend (core/cuda/runtime.cpp), so only its kernels may call it.
 cudaStream_t prepare_cuda(Device device);
 
 }  // namespace kiln::detail
-
-#if KILN_CUDA
-#define KILN_ON_CUDA(op_name, ...) __VA_ARGS__
-#else
-#define KILN_ON_CUDA(op_name, ...) ::kiln::detail::throw_built_without_cuda(op_name)
-#endif

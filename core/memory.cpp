@@ -1,62 +1,31 @@
-// Allocation by device: aligned pageable memory on the CPU (counted, for the "a training step
-// allocates nothing" checks), pinned host memory and cached device memory through the CUDA
-// runtime. This file is one of the CUDA seams: without CUDA the last two throw.
+// Allocation by device, through the device runtime (core/device_runtime.h): aligned pageable
+// memory on the CPU (counted, for the "a training step allocates nothing" checks), pinned host
+// memory and cached device memory from the CUDA runtime. Without a CUDA runtime (a CPU-only
+// build) the last two throw.
 #include "kiln/core/memory.h"
 
-#include <algorithm>
-#include <atomic>
-#include <cstdlib>
-#include <mutex>
-
-#if KILN_CUDA
-#include "kiln/core/cuda/runtime.h"
-#endif
+#include "kiln/core/device_runtime.h"
 
 namespace kiln {
 
 namespace {
 
-// Counters of the CPU allocator. The mutex only guards peak updates and reads of the whole set.
-struct CpuCounters {
-  std::mutex mutex;
-  MemoryStats stats;
-};
-CpuCounters& cpu_counters() {
-  static CpuCounters counters;
-  return counters;
-}
-
-std::size_t aligned_size(std::size_t bytes) {
-  return (std::max<std::size_t>(bytes, 1) + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-}
-
 std::string mib(std::size_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+
+bool is_pinned(Device device, HostMemory host) {
+  return device.is_cpu() && host == HostMemory::pinned;
+}
 
 }  // namespace
 
 void* allocate_bytes(std::size_t bytes, Device device, HostMemory host) {
-  if (device.is_cpu() && host == HostMemory::pageable) {
-    const std::size_t size = aligned_size(bytes);
-    void* ptr = std::aligned_alloc(kCpuAlignment, size);
-    KILN_CHECK(ptr != nullptr, "out of host memory: could not allocate {}", mib(size));
-    auto& c = cpu_counters();
-    std::lock_guard lock(c.mutex);
-    ++c.stats.raw_allocations;
-    c.stats.in_use += size;
-    c.stats.reserved = c.stats.in_use;
-    c.stats.peak_in_use = std::max(c.stats.peak_in_use, c.stats.in_use);
-    c.stats.peak_reserved = c.stats.peak_in_use;
-    return ptr;
-  }
-#if KILN_CUDA
-  if (device.is_cpu()) return cuda::pinned_allocate(bytes);
-  cuda::check_device(device.index());
-  cuda::set_device(device.index());
-  void* ptr = cuda::device_allocator(device.index())
-                  .allocate(bytes, cuda::current_stream(device.index()));
+  if (is_pinned(device, host))
+    return device_runtime(Device::Kind::cuda, "pinned host memory").pinned_allocate(bytes);
+  DeviceRuntime& runtime = device_runtime(device, "a CUDA tensor");
+  void* ptr = runtime.allocate(device.index(), bytes);
   if (ptr == nullptr) {
-    const MemoryStats s = cuda::device_allocator(device.index()).stats();
-    const DeviceMemoryInfo info = cuda::memory_info(device.index());
+    const MemoryStats s = runtime.memory_stats(device.index());
+    const DeviceMemoryInfo info = runtime.memory_info(device.index());
     throw OutOfMemory(
         fmt::format("out of memory on {}: could not allocate {} ({} in use by kiln, {} free of {} "
                     "on the device); use a smaller batch size",
@@ -64,81 +33,42 @@ void* allocate_bytes(std::size_t bytes, Device device, HostMemory host) {
         "memory.cpp");
   }
   return ptr;
-#else
-  detail::throw_built_without_cuda(device.is_cpu() ? "pinned host memory" : "a CUDA tensor");
-#endif
 }
 
 void release_bytes(void* ptr, std::size_t bytes, Device device, HostMemory host) {
   if (ptr == nullptr) return;
-  if (device.is_cpu() && host == HostMemory::pageable) {
-    std::free(ptr);
-    auto& c = cpu_counters();
-    std::lock_guard lock(c.mutex);
-    ++c.stats.raw_frees;
-    c.stats.in_use -= aligned_size(bytes);
-    c.stats.reserved = c.stats.in_use;
-    return;
-  }
-#if KILN_CUDA
-  if (device.is_cpu()) return cuda::pinned_release(ptr);
-  cuda::device_allocator(device.index()).release(ptr);
-#endif
+  const bool pinned = is_pinned(device, host);
+  DeviceRuntime* runtime = find_device_runtime(pinned ? Device::Kind::cuda : device.kind());
+  if (runtime == nullptr) return;  // no runtime, so none of its memory exists
+  if (pinned) return runtime->pinned_release(ptr);
+  runtime->release(device.index(), ptr, bytes);
 }
 
 MemoryStats memory_stats(Device device) {
-  if (device.is_cpu()) {
-    auto& c = cpu_counters();
-    std::lock_guard lock(c.mutex);
-    return c.stats;
-  }
-#if KILN_CUDA
-  cuda::check_device(device.index());
-  return cuda::device_allocator(device.index()).stats();
-#else
-  detail::throw_built_without_cuda("memory_stats on a CUDA device");
-#endif
+  DeviceRuntime& runtime = device_runtime(device, "memory_stats on a CUDA device");
+  runtime.check_device(device.index());
+  return runtime.memory_stats(device.index());
 }
 
 MemoryStats pinned_memory_stats() {
-#if KILN_CUDA
-  return cuda::pinned_stats();
-#else
-  return {};
-#endif
+  DeviceRuntime* cuda = find_device_runtime(Device::Kind::cuda);
+  return cuda != nullptr ? cuda->pinned_stats() : MemoryStats{};
 }
 
 void reset_peak_memory_stats(Device device) {
-  if (device.is_cpu()) {
-    auto& c = cpu_counters();
-    std::lock_guard lock(c.mutex);
-    c.stats.peak_in_use = c.stats.peak_reserved = c.stats.in_use;
-    return;
-  }
-#if KILN_CUDA
-  cuda::device_allocator(device.index()).reset_peak();
-#else
-  detail::throw_built_without_cuda("reset_peak_memory_stats on a CUDA device");
-#endif
+  device_runtime(device, "reset_peak_memory_stats on a CUDA device")
+      .reset_peak_memory_stats(device.index());
 }
 
 void empty_cache(Device device) {
-  if (device.is_cpu()) return;
-#if KILN_CUDA
-  cuda::device_allocator(device.index()).empty_cache();
-#else
-  detail::throw_built_without_cuda("empty_cache on a CUDA device");
-#endif
+  device_runtime(device, "empty_cache on a CUDA device").empty_cache(device.index());
 }
 
 DeviceMemoryInfo device_memory_info(Device device) {
   KILN_CHECK(device.is_cuda(), "device_memory_info needs a CUDA device, found {}", device.str());
-#if KILN_CUDA
-  cuda::check_device(device.index());
-  return cuda::memory_info(device.index());
-#else
-  detail::throw_built_without_cuda("device_memory_info");
-#endif
+  DeviceRuntime& runtime = device_runtime(device, "device_memory_info");
+  runtime.check_device(device.index());
+  return runtime.memory_info(device.index());
 }
 
 }  // namespace kiln

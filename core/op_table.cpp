@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "kiln/core/device_runtime.h"
 #include "kiln/core/error.h"
 
 namespace kiln {
@@ -55,7 +56,7 @@ void record_kernel(KernelInfo info) {
 }
 
 void throw_no_kernel(const char* op, Device device) {
-  if (!device.is_cpu() && KILN_CUDA == 0) throw_built_without_cuda(op);
+  if (find_device_runtime(device.kind()) == nullptr) throw_built_without_cuda(op);
   KILN_THROW("{} has no kernel for {} in this build; see `kiln-ops` for the kernels it has", op,
              device.str());
 }

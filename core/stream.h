@@ -1,7 +1,7 @@
-// Streams and events. On a CUDA device a Stream is an ordered queue of work (cudaStream_t) and an
-// Event a marker in it; on the CPU work is synchronous, a Stream is a no-op and an Event records
-// the host's steady clock. Each host thread has a current stream per device, used by every op;
-// StreamGuard switches it for a scope.
+// Streams and events, over the device runtime (core/device_runtime.h). On a CUDA device a Stream
+// is an ordered queue of work (cudaStream_t) and an Event a marker in it; on the CPU work is
+// synchronous, a Stream is a no-op and an Event records the host's steady clock. Each host
+// thread has a current stream per device, used by every op; StreamGuard switches it for a scope.
 #pragma once
 
 #include <memory>
@@ -73,14 +73,13 @@ class Event {
   void record() { record(Stream::current(device_)); }
   void synchronize() const;
   bool query() const;  // true once the work before record() has completed
-  void* handle() const { return handle_; }
+  void* handle() const { return handle_; }  // cudaEvent_t on CUDA
   // Milliseconds between two recorded events of one device (waits for `end`).
   static double elapsed_ms(const Event& start, const Event& end);
 
  private:
   Device device_;
-  void* handle_ = nullptr;  // cudaEvent_t on CUDA
-  double host_ms_ = 0.0;    // steady-clock time of the last record() on the CPU
+  void* handle_ = nullptr;  // the device runtime's event (core/device_runtime.h)
 };
 
 }  // namespace kiln

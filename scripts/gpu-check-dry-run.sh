@@ -132,6 +132,9 @@ echo "gpu-check dry run: ${wall} s, exit $rc, $suites suites skipped for want of
 
 # --- 2. a kill during memcheck: the stages done before must be in $OUT
 kill_log=$cache/gpu-check-killed.log
+# The last dry run's log reached memcheck: gone first, or the wait below can read it before the
+# new run truncates it and kill the new run at once.
+rm -f "$kill_log"
 check_in_chroot "$kill_log" KILN_DRY_SANITIZER_WAIT=60 &
 runner=$!
 killed=0

@@ -1,4 +1,6 @@
-// NVML through dlopen, and the process's CPU time through getrusage.
+// NVML through dlopen, and the process's CPU time through getrusage. The device's PCI bus id
+// comes from the CUDA device runtime (core/device_runtime.h); without one there is nothing to
+// sample.
 #include "kiln/training/gpu_monitor.h"
 
 #include <dlfcn.h>
@@ -6,11 +8,8 @@
 
 #include <chrono>
 
+#include "kiln/core/device_runtime.h"
 #include "kiln/core/log.h"
-
-#if KILN_CUDA
-#include "kiln/core/cuda/runtime.h"
-#endif
 
 namespace kiln {
 
@@ -49,11 +48,11 @@ const Nvml& nvml() {
 
 GpuMonitor::GpuMonitor(Device device, int interval_ms) : interval_ms_(interval_ms) {
   if (!device.is_cuda() || !nvml().loaded) return;
-#if KILN_CUDA
+  DeviceRuntime* cuda = find_device_runtime(Device::Kind::cuda);
+  if (cuda == nullptr) return;
   // CUDA and NVML number devices differently (CUDA_VISIBLE_DEVICES); the PCI bus id is common.
-  const std::string bus_id = cuda::pci_bus_id(device.index());
+  const std::string bus_id = cuda->pci_bus_id(device.index());
   if (nvml().handle_by_pci_bus_id(bus_id.c_str(), &device_handle_) != 0) device_handle_ = nullptr;
-#endif
 }
 
 GpuMonitor::~GpuMonitor() {

@@ -1,6 +1,7 @@
-// The CUDA runtime as the rest of core/ uses it, behind plain C++ signatures: device selection,
-// memory (pinned host, cached device), streams, events and the per-thread library handles.
-// Compiled only into CUDA builds; the seams (storage, stream, dispatch) call it under KILN_CUDA.
+// The CUDA runtime behind plain C++ signatures: device selection, memory (pinned host, cached
+// device), streams, events and the per-thread library handles. Compiled only into CUDA builds:
+// the CUDA kernels call it directly, the rest of kiln through the device-runtime interface that
+// core/cuda/device_runtime.cpp implements over it (core/device_runtime.h).
 #pragma once
 
 #include <cstddef>
