@@ -38,7 +38,9 @@ void* allocate_bytes(std::size_t bytes, Device device, HostMemory host) {
   if (device.is_cpu() && host == HostMemory::pageable) {
     const std::size_t size = aligned_size(bytes);
     void* ptr = std::aligned_alloc(kCpuAlignment, size);
-    KILN_CHECK(ptr != nullptr, "out of host memory: could not allocate {}", mib(size));
+    if (ptr == nullptr)
+      throw OutOfMemory(fmt::format("out of host memory: could not allocate {}", mib(size)),
+                        "memory.cpp");
     auto& c = cpu_counters();
     std::lock_guard lock(c.mutex);
     ++c.stats.raw_allocations;

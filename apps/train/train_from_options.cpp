@@ -2,8 +2,8 @@
 // loaders — and handed to kiln::Trainer, which does the training. What is left here is what only
 // a run from flags has: the flag checks, the header lines and --init. The library's messages
 // reach the user in train's flags (apps/train/flag_words.h).
+#include <algorithm>
 #include <ostream>
-#include <thread>
 
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/parallel.h"
@@ -26,21 +26,15 @@ namespace kiln {
 
 namespace {
 
-// More loader threads than this is a typing mistake, not a setting (and ends in EAGAIN).
-constexpr int kMaxWorkers = 256;
-
 void check_options(const TrainOptions& o) {
   KILN_CHECK(o.epochs >= 1, "--epochs must be at least 1, found {}", o.epochs);
   KILN_CHECK(o.batch_size >= 1, "--batch-size must be at least 1, found {}", o.batch_size);
   KILN_CHECK(o.samples >= 0, "--samples must be >= 0 (0: all samples), found {}", o.samples);
   KILN_CHECK(o.lr > 0.0f && std::isfinite(o.lr), "--lr must be positive, found {}", o.lr);
-  KILN_CHECK(o.workers >= 0 && o.workers <= kMaxWorkers,
-             "--workers must be in [0, {}], found {}; this machine has {} cores, and more workers "
-             "than cores rarely helps",
-             kMaxWorkers, o.workers, std::thread::hardware_concurrency());
-  const int most_threads = static_cast<int>(std::max(256u, std::thread::hardware_concurrency()));
-  KILN_CHECK(o.threads >= 0 && o.threads <= most_threads,
-             "--threads must be in [0, {}] (0: all cores), found {}", most_threads, o.threads);
+  // The loader's own rule, before any data is read (its messages are worded as flags).
+  check_data_loader_options({.batch_size = o.batch_size, .num_workers = o.workers});
+  KILN_CHECK(o.threads >= 0 && o.threads <= max_cpu_threads(),
+             "--threads must be in [0, {}] (0: all cores), found {}", max_cpu_threads(), o.threads);
   KILN_CHECK(o.weight_decay >= 0.0f && std::isfinite(o.weight_decay),
              "--weight-decay must be >= 0, found {}", o.weight_decay);
   // --bucket-mb, --keep-checkpoints, --precision and --cuda-graph: the Trainer checks them.
