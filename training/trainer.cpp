@@ -18,6 +18,7 @@
 #include "kiln/distributed/communicator.h"
 #include "kiln/distributed/data_parallel.h"
 #include "kiln/training/checkpoint.h"
+#include "kiln/training/fit_checks.h"
 #include "kiln/training/gpu_monitor.h"
 #include "kiln/training/json_log.h"
 #include "kiln/training/nan_guard.h"
@@ -288,6 +289,7 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                "parameter '{}' is on {} but the trainer trains on {}: call model.to(device) before building "
                "the optimizer",
                p->name, p->value.device().str(), r.device.str());
+  check_optimizer_updates_model(model, optimizer);
   set_matmul_precision(precision);
   KILN_CHECK(same_on_every_rank(run_fingerprint(o.run, describe_structure(model), o.settings),
                                 r.comm),
@@ -349,6 +351,7 @@ RunningMetrics::Values Trainer::evaluate(DataLoader& data) {
 
 EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
   Impl& r = *impl_;
+  check_loader_has_batches(train);
   r.settle_position(train);
   bool& interrupted = r.interrupted;
   interrupted = false;
@@ -373,6 +376,8 @@ EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
 FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test) {
   Impl& r = *impl_;
   KILN_CHECK(epochs >= 1, "fit's epochs must be at least 1, found {}", epochs);
+  if (r.state.global_step == 0)
+    check_training_fits_memory(r.model, r.optimizer, train, r.o.input_shape, r.device);
   r.settle_position(train);
   r.stop_requested = false;
   r.planned_epochs = epochs;

@@ -105,6 +105,13 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data});
   const std::unique_ptr<Loss> loss = make_loss(o.loss);
   check_loss_fits_targets(*loss, data.train->has_class_labels(), data.train->describe());
+  const OptimizerSettings optimizer_settings{o.momentum, o.nesterov, o.beta1,
+                                             o.beta2,    o.eps,      o.weight_decay};
+  // Refused with the figures before seconds of allocation, when it cannot fit (a batch larger
+  // than the data is check_batch_fits' to refuse, below).
+  check_model_fits(o.model, data.train->sample_shape(), output_width(*data.train),
+                   std::max<std::int64_t>(1, std::min(o.batch_size / world, data.train->size())),
+                   optimizer_state_tensors(o.optimizer, optimizer_settings), device);
   Model model = build_model(o.model, data.train->sample_shape(), output_width(*data.train), gen);
   t.input_shape = model.input_shape;
   check_batch_fits(o, *data.train, world);
@@ -128,8 +135,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   if (data.test) test_loader = std::make_unique<DataLoader>(evaluation_shard(data.test, comm.rank(), world), lo);
 
   const std::unique_ptr<Optimizer> optimizer =
-      make_optimizer(o.optimizer, model.net->parameters(), o.lr,
-                     {o.momentum, o.nesterov, o.beta1, o.beta2, o.eps, o.weight_decay});
+      make_optimizer(o.optimizer, model.net->parameters(), o.lr, optimizer_settings);
   Trainer trainer(*model.net, *optimizer, *loss, t);
   trainer.set_schedule(parse_schedule(o.schedule, o.lr, trainer.steps_per_epoch(train_loader) * o.epochs));
   if (o.resume)
