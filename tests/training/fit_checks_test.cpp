@@ -12,6 +12,7 @@
 #include "kiln/layers/linear.h"
 #include "kiln/models/memory_estimate.h"
 #include "kiln/models/presets.h"
+#include "kiln/models/sequential.h"
 #include "kiln/optim/adam.h"
 #include "kiln/optim/sgd.h"
 #include "kiln/spec/model_spec.h"
@@ -121,6 +122,38 @@ TEST(MemoryEstimate, TheTrainerCountsTheOptimizerStateStillToAllocate) {
   EXPECT_EQ(kiln::optimizer_state_to_allocate(momentum), 1);
   kiln::DataLoader data(std::make_shared<BlobsDataset>(20), {.batch_size = 4});
   EXPECT_NO_THROW(kiln::check_training_fits_memory(*net, adam, data, {}, kiln::Device::cpu()));
+}
+
+// A layer of a user's that declares a (N, 2^40) output: its activations take terabytes.
+class Upsampler : public kiln::Module {
+ public:
+  std::string describe() const override { return "Upsampler"; }
+  kiln::Shape output_shape(const kiln::Shape& input) const override {
+    return {input[0], std::int64_t{1} << 40};
+  }
+
+ protected:
+  kiln::Tensor forward_impl(const kiln::Tensor&) override {
+    ADD_FAILURE() << "forward ran: the estimate should have refused first";
+    return {};
+  }
+  kiln::Tensor backward_impl(const kiln::Tensor& dy) override { return dy; }
+};
+
+TEST(MemoryEstimate, TheTrainerRefusesAModelTooBigBeforeTheFirstStep) {
+  kiln::Generator gen(1);
+  kiln::Sequential net;
+  net.emplace<kiln::Linear>(8, 4, gen).emplace<Upsampler>();
+  kiln::Sgd sgd(net.parameters(), 0.1f);
+  kiln::CrossEntropyLoss loss;
+  kiln::Trainer trainer(net, sgd, loss);
+  kiln::DataLoader data(std::make_shared<BlobsDataset>(20), {.batch_size = 4});
+  const std::string m = error_message([&] { trainer.fit(data, 1); });
+  EXPECT_NE(m.find("the model Sequential(2 layers) needs "), std::string::npos) << m;
+  EXPECT_NE(m.find("to train, "), std::string::npos) << m;
+  EXPECT_NE(m.find("not yet allocated, more than the"), std::string::npos) << m;
+  EXPECT_NE(m.find("DataLoaderOptions::batch_size"), std::string::npos) << m;
+  EXPECT_EQ(trainer.state().global_step, 0);
 }
 
 TEST(MemoryEstimate, TheCheckRefusesWhatPassesTheAvailableBytes) {
