@@ -96,8 +96,10 @@ std::int64_t layer_product(std::int64_t a, std::int64_t b, const std::string& sp
 MemoryEstimate mlp_memory(const std::string& spec, std::int64_t batch, int state_tensors) {
   const std::vector<std::int64_t> w = mlp_widths(spec);
   constexpr std::int64_t kFloat = 4;
-  std::int64_t weights = 0, activations = layer_product(layer_product(batch, w.front(), spec, 0, w),
-                                                        kFloat, spec, 0, w);
+  std::int64_t weights = 0;
+  // The input's gradient, then each layer's outputs.
+  std::int64_t activations =
+      layer_product(layer_product(batch, w.front(), spec, 0, w), kFloat, spec, 0, w);
   for (std::size_t i = 0; i + 1 < w.size(); ++i) {
     const std::int64_t layer = layer_product(w[i], w[i + 1], spec, i, w);
     weights = saturating_add(weights, saturating_add(layer, w[i + 1]));

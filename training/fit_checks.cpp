@@ -2,6 +2,7 @@
 #include "kiln/training/fit_checks.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "kiln/core/checked_math.h"
@@ -16,13 +17,11 @@ void check_optimizer_updates_model(const Module& model, const Optimizer& optimiz
   std::set<const Parameter*> own;
   for (const Parameter* p : model.parameters()) own.insert(p);
   for (const Parameter* p : optimizer.parameters())
-    KILN_CHECK(
-        own.count(p) == 1,
-        "the optimizer ({}) updates parameter '{}', which is not one of the {} parameters of the "
-        "model "
-        "{}: it was built over another model's parameters() and would train nothing here; build it "
-        "from this model's parameters()",
-        optimizer.describe(), p->name, own.size(), model.describe());
+    KILN_CHECK(own.count(p) == 1,
+               "the optimizer ({}) updates parameter '{}', which is not one of the {} parameters "
+               "of the model {}: it was built over another model's parameters() and would train "
+               "nothing here; build it from this model's parameters()",
+               optimizer.describe(), p->name, own.size(), model.describe());
 }
 
 void check_loader_has_batches(const DataLoader& train) {
@@ -54,7 +53,8 @@ void check_training_fits_memory(Module& model, const Optimizer& optimizer, const
   std::int64_t state = 0;
   for (const Parameter* p : optimizer.parameters())
     state = saturating_add(state, p->value.numel() * 4);
-  e.optimizer_state = checked_mul(state, optimizer_state_to_allocate(optimizer)).value_or(state);
+  e.optimizer_state = checked_mul(state, optimizer_state_to_allocate(optimizer))
+                          .value_or(std::numeric_limits<std::int64_t>::max());
   check_memory_fits(e, saturating_add(e.optimizer_state, e.activations), available_memory(device),
                     device, "the model " + model.describe(),
                     "use a smaller model, or a smaller DataLoaderOptions::batch_size");
