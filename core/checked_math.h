@@ -1,8 +1,10 @@
-// Size arithmetic on numbers read from files. A header may claim any extents; their product (and
-// its size in bytes) is computed here without wrapping, so a hostile header ends in a clear error
-// instead of a small wrapped size that slips past the truncation checks.
+// Size arithmetic on numbers from files and from callers. A header or an API call may claim any
+// extents; their product (and its size in bytes) is computed here without wrapping, so a hostile
+// header or a huge size ends in a clear error instead of a small wrapped size that slips past
+// the truncation checks (Shape::numel, Tensor::empty and the layers' sizes all come here).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -25,6 +27,11 @@ inline std::optional<std::int64_t> checked_product(std::span<const std::int64_t>
     product = *next;
   }
   return product;
+}
+
+// The bytes of `count` elements of `element_size` bytes each, or nothing past int64.
+inline std::optional<std::int64_t> checked_bytes(std::int64_t count, std::size_t element_size) {
+  return checked_mul(count, static_cast<std::int64_t>(element_size));
 }
 
 }  // namespace kiln

@@ -15,7 +15,7 @@ constexpr std::size_t kCpuAlignment = 64;
 
 enum class HostMemory : unsigned char { pageable, pinned };
 
-// Raw allocation for a Storage; throws kiln::Error (OutOfMemory for devices) on failure.
+// Raw allocation for a Storage; throws OutOfMemory (a kiln::Error) on failure.
 void* allocate_bytes(std::size_t bytes, Device device, HostMemory host = HostMemory::pageable);
 void release_bytes(void* ptr, std::size_t bytes, Device device,
                    HostMemory host = HostMemory::pageable);

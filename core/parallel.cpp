@@ -4,14 +4,22 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <thread>
+
 #include <Eigen/Core>
 
 #include "kiln/core/error.h"
 
 namespace kiln {
 
+int max_cpu_threads() {
+  return static_cast<int>(std::max(256u, std::thread::hardware_concurrency()));
+}
+
 void set_num_threads(int threads) {
-  KILN_CHECK(threads >= 1, "the number of CPU threads must be at least 1, found {}", threads);
+  KILN_CHECK(threads >= 1 && threads <= max_cpu_threads(),
+             "the number of CPU threads must be in [1, {}], found {}", max_cpu_threads(), threads);
   omp_set_num_threads(threads);
   Eigen::setNbThreads(threads);
 }

@@ -7,7 +7,10 @@
 
 namespace kiln {
 
-void set_num_threads(int threads);  // throws unless threads >= 1
+// The most CPU threads set_num_threads takes: 256 or the core count, whichever is more (more is
+// a typing mistake, and OpenMP would try to start them all).
+int max_cpu_threads();
+void set_num_threads(int threads);  // throws unless 1 <= threads <= max_cpu_threads()
 int num_threads();
 
 }  // namespace kiln

@@ -3,19 +3,51 @@
 
 #include <cstring>
 
+#include <new>
+
+#include "kiln/core/checked_math.h"
+#include "kiln/core/memory.h"
 #include "kiln/core/ops.h"
 
 namespace kiln {
 
+namespace {
+
+// Storage for a tensor of `shape` and `dtype`. Its byte count is checked (a shape within int64
+// elements may pass it in bytes), and a failed allocation names the tensor and its size.
+std::shared_ptr<Storage> allocate_tensor(const Shape& shape, DType dtype, Device device,
+                                         HostMemory host) {
+  const std::int64_t count = shape.numel();  // checked by Shape
+  const auto bytes = checked_bytes(count, dtype_size(dtype));
+  KILN_CHECK(
+      bytes.has_value(),
+      "a {} tensor of shape {} needs {} elements of {} bytes, more bytes than an int64 holds "
+      "(2^63 - 1)",
+      dtype_name(dtype), shape.str(), count, dtype_size(dtype));
+  try {
+    return Storage::allocate(static_cast<std::size_t>(*bytes), device, host);
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(
+        fmt::format("{} (a {} tensor of shape {})", e.what(), dtype_name(dtype), shape.str()),
+        e.where());
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(
+        fmt::format("out of memory on {}: could not allocate {} bytes for a {} tensor of "
+                    "shape {}",
+                    device.str(), *bytes, dtype_name(dtype), shape.str()),
+        "tensor.cpp");
+  }
+}
+
+}  // namespace
+
 Tensor Tensor::empty(Shape shape, DType dtype, Device device) {
-  const std::size_t bytes = static_cast<std::size_t>(shape.numel()) * dtype_size(dtype);
-  auto storage = Storage::allocate(bytes, device);
+  auto storage = allocate_tensor(shape, dtype, device, HostMemory::pageable);
   return Tensor(std::move(storage), std::move(shape), dtype, 0);
 }
 
 Tensor Tensor::empty_pinned(Shape shape, DType dtype) {
-  const std::size_t bytes = static_cast<std::size_t>(shape.numel()) * dtype_size(dtype);
-  auto storage = Storage::allocate(bytes, Device::cpu(), HostMemory::pinned);
+  auto storage = allocate_tensor(shape, dtype, Device::cpu(), HostMemory::pinned);
   return Tensor(std::move(storage), std::move(shape), dtype, 0);
 }
 

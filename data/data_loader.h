@@ -23,10 +23,11 @@ struct DataLoaderOptions {
   // Drops the last, short batch of an epoch; with world_size > 1 it also makes the sampler drop
   // the tail of the order rather than pad it (see SamplerOptions::drop_last).
   bool drop_last = false;
-  // Threads that fill batches; 0 loads in the calling thread, as in PyTorch.
+  // Threads that fill batches; 0 loads in the calling thread, as in PyTorch. At most
+  // kMaxLoaderWorkers.
   int num_workers = 0;
   // Batches each worker may have ready ahead of the consumer (PyTorch's prefetch_factor): the
-  // loader holds num_workers * prefetch + 1 host slots.
+  // loader holds num_workers * prefetch + 1 host slots. At most kMaxLoaderPrefetch.
   int prefetch = 2;
   // Page-locked host slots, so that copies to a GPU run asynchronously at full speed. Needs CUDA.
   // With `device` on the CPU the batch is the slot itself, refilled once the iterator moves on:
@@ -39,6 +40,15 @@ struct DataLoaderOptions {
   int rank = 0;
   int world_size = 1;
 };
+
+// More loader threads than this is a typing mistake, not a setting (and ends in EAGAIN); more
+// batches ahead per worker than this only holds memory. The train app's flags keep the same rule.
+constexpr int kMaxLoaderWorkers = 256;
+constexpr int kMaxLoaderPrefetch = 64;
+
+// Throws kiln::Error naming the field (DataLoaderOptions::num_workers, ...) and its value when an
+// option is out of range. The DataLoader calls it; callers may check options earlier with it.
+void check_data_loader_options(const DataLoaderOptions& options);
 
 // What the profiler reports about the loader, accumulated since construction or reset_stats().
 struct LoaderStats {

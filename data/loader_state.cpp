@@ -4,6 +4,7 @@
 // (and the bits) independent of num_workers: workers only decide *when* a slot is filled.
 #include "kiln/data/loader_state.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "kiln/core/error.h"
@@ -29,22 +30,41 @@ Error wrap_sample_error(const std::exception* e, std::int64_t index, std::int64_
       error != nullptr ? error->where() : "loader_state.cpp");
 }
 
-std::int64_t checked_size(const Dataset* dataset) {
+// The data set's size, after checking the data set and the options (the sampler is made first).
+std::int64_t checked_size(const Dataset* dataset, const DataLoaderOptions& options) {
   KILN_CHECK(dataset != nullptr, "a DataLoader needs a data set, found none");
+  check_data_loader_options(options);
   return dataset->size();
+}
+
+// (rows, extents...): a batch slot of `rows` samples of `sample` (or targets), refused, naming the
+// data set, when its element count passes int64. `sample` comes through a call, so that a data
+// set whose own shape overflows is named too.
+template <typename ShapeOf>
+Shape slot_shape(std::int64_t rows, ShapeOf&& sample_of, const Dataset& dataset, const char* what) {
+  try {
+    const Shape sample = sample_of();
+    std::vector<std::int64_t> dims{rows};
+    dims.insert(dims.end(), sample.dims().begin(), sample.dims().end());
+    return Shape(std::move(dims));
+  } catch (const Error& e) {
+    throw Error(fmt::format("a DataLoader over {}: a batch of {} {}: {}", dataset.describe(), rows,
+                            what, e.what()),
+                e.where());
+  }
+}
+
+// (samples + batch - 1) / batch without its overflow for a batch near 2^63.
+std::int64_t ceil_div(std::int64_t samples, std::int64_t batch) {
+  return samples / batch + (samples % batch != 0 ? 1 : 0);
 }
 
 }  // namespace
 
 DataLoader::State::State(std::shared_ptr<const Dataset> data, DataLoaderOptions opts)
     : dataset(std::move(data)), options(opts),
-      sampler(checked_size(dataset.get()),
+      sampler(checked_size(dataset.get(), opts),
               SamplerOptions{opts.shuffle, opts.seed, opts.rank, opts.world_size, opts.drop_last}) {
-  KILN_CHECK(options.batch_size >= 1, "batch_size must be at least 1, found {}",
-             options.batch_size);
-  KILN_CHECK(options.num_workers >= 0, "num_workers must be 0 or more, found {}",
-             options.num_workers);
-  KILN_CHECK(options.prefetch >= 1, "prefetch must be at least 1, found {}", options.prefetch);
   if (options.pin_memory)
     KILN_CHECK(cuda_available(),
                "pin_memory needs CUDA: page-locked host memory comes from the CUDA "
@@ -55,22 +75,21 @@ DataLoader::State::State(std::shared_ptr<const Dataset> data, DataLoaderOptions 
                "a DataLoader for {} needs CUDA, which is not usable here ({}); use "
                "the CPU",
                options.device.str(), cuda_unavailable_reason());
-  const Shape sample = dataset->sample_shape();
   batch_size = options.batch_size;
   samples = sampler.size();
-  batches = options.drop_last ? samples / batch_size : (samples + batch_size - 1) / batch_size;
-  sample_numel = sample.numel();
+  batches = options.drop_last ? samples / batch_size : ceil_div(samples, batch_size);
   classes = dataset->num_classes();
-  std::vector<std::int64_t> dims{batch_size};
-  dims.insert(dims.end(), sample.dims().begin(), sample.dims().end());
-  const Shape x_shape(dims);
+  // A slot holds the largest batch there is: a batch_size past the data set's size allocates
+  // only the rows an epoch can fill.
+  const std::int64_t slot_rows = std::min(batch_size, std::max<std::int64_t>(samples, 1));
+  const Shape x_shape = slot_shape(
+      slot_rows, [&] { return dataset->sample_shape(); }, *dataset, "samples");
+  sample_numel = x_shape.product(1, x_shape.rank());
   // Targets: (B) int32 class labels, or (B, target_shape...) float32 values.
   labels = dataset->has_class_labels();
-  const Shape target = dataset->target_shape();
-  target_numel = labels ? 1 : target.numel();
-  std::vector<std::int64_t> y_dims{batch_size};
-  if (!labels) y_dims.insert(y_dims.end(), target.dims().begin(), target.dims().end());
-  const Shape y_shape(y_dims);
+  const Shape y_shape = slot_shape(
+      slot_rows, [&] { return labels ? Shape{} : dataset->target_shape(); }, *dataset, "targets");
+  target_numel = y_shape.product(1, y_shape.rank());
   const DType y_dtype = labels ? DType::i32 : DType::f32;
 
   const int count = options.num_workers * options.prefetch + 1;
@@ -161,7 +180,7 @@ void DataLoader::State::fetch(std::int64_t b) {
   if (!feeder) {
     HostSlot& s = *obtain(b, true);
     const std::int64_t n = rows(b);
-    batch = n == batch_size ? Batch{s.x, s.y, b} : Batch{s.x.slice(0, n), s.y.slice(0, n), b};
+    batch = n == s.x.size(0) ? Batch{s.x, s.y, b} : Batch{s.x.slice(0, n), s.y.slice(0, n), b};
   } else {
     while (issued <= b) issue_next(true);
     // Queue the copies of batches already loaded, so they overlap the consumer's next steps.

@@ -5,12 +5,16 @@
 
 #include <algorithm>
 
+#include "kiln/core/error.h"
+
 namespace kiln {
 
 CollectiveWatchdog::CollectiveWatchdog(double timeout_s, std::string who, AbortAction abort,
                                        std::string timeout_name)
     : timeout_s_(timeout_s), who_(std::move(who)), timeout_name_(std::move(timeout_name)),
       abort_(std::move(abort)) {
+  KILN_CHECK(timeout_s_ >= 0.0, "{} must be >= 0 seconds (0: no watchdog), found {}", timeout_name_,
+             timeout_s_);  // NaN too: it would turn the watchdog off without a word
   if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
 }
 

@@ -1,7 +1,9 @@
 // Conv2d forward and backward over the conv2d ops (im2col + GEMM on the CPU, cuDNN on a GPU).
 #include "kiln/layers/conv2d.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kiln/core/window2d.h"
 
@@ -37,6 +39,10 @@ Shape Conv2d::output_shape(const Shape& input) const {
              input.str());
   KILN_CHECK(input[1] == in_, "{}: expected {} input channels, found {} in an input of shape {}",
              describe(), in_, input[1], input.str());
+  KILN_CHECK(options_.padding <=
+                 (std::numeric_limits<std::int64_t>::max() - std::max(input[2], input[3])) / 2,
+             "{}: padding {} on an input of {}x{} passes the sizes an int64 can count", describe(),
+             options_.padding, input[2], input[3]);
   const std::int64_t oh = window_output_size(input[2], kernel_, options_.stride, options_.padding);
   const std::int64_t ow = window_output_size(input[3], kernel_, options_.stride, options_.padding);
   KILN_CHECK(oh > 0 && ow > 0,

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "kiln/core/checked_math.h"
+#include "kiln/core/memory.h"
 #include "kiln/core/ops.h"
 #include "kiln/layers/activations.h"
 
@@ -22,15 +24,28 @@ Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& g
              in_, out_, ActivationLayer(*options.activation).describe(),
              ActivationLayer(*options.activation).describe());
   relu_ = options.activation.has_value();
+  KILN_CHECK(
+      checked_mul(in_, out_).has_value(),
+      "Linear({} -> {}): in_features x out_features passes the 2^63 - 1 elements a tensor can "
+      "hold; use smaller sizes",
+      in_, out_);
   const bool bias = options.bias;
-  Tensor w = Tensor::empty({out_, in_});
-  kaiming_uniform_(w, gen, std::sqrt(5.0f));
-  weight_ = &register_parameter("weight", std::move(w));
-  if (bias) {
-    const float bound = 1.0f / std::sqrt(static_cast<float>(in_));
-    Tensor b = Tensor::empty({out_});
-    uniform_(b, -bound, bound, gen);
-    bias_ = &register_parameter("bias", std::move(b));
+  try {  // a weight too large for memory is named with its layer
+    Tensor w = Tensor::empty({out_, in_});
+    kaiming_uniform_(w, gen, std::sqrt(5.0f));
+    weight_ = &register_parameter("weight", std::move(w));
+    if (bias) {
+      const float bound = 1.0f / std::sqrt(static_cast<float>(in_));
+      Tensor b = Tensor::empty({out_});
+      uniform_(b, -bound, bound, gen);
+      bias_ = &register_parameter("bias", std::move(b));
+    }
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(fmt::format("Linear({} -> {}): its parameters: {}", in_, out_, e.what()),
+                      e.where());
+  } catch (const Error& e) {
+    throw Error(fmt::format("Linear({} -> {}): its parameters: {}", in_, out_, e.what()),
+                e.where());
   }
 }
 

@@ -44,6 +44,14 @@ const Tensor& Module::forward(const Tensor& x) {
   const ForwardFrame frame{this, &x, input_grad_wanted_};
   const EnteredFrame entered(frame);
   output_ = forward_impl(x);
+  // What the implementation returned is checked here, naming it, rather than by the next layer.
+  KILN_CHECK(
+      output_.defined() && output_.shape() == last_output_shape_ && output_.device() == device_,
+      "{}: forward returned {} but its output_shape declares {} on {} for an input of shape {}; "
+      "its forward_impl and output_shape must agree",
+      describe(), output_.defined() ? output_.str() : std::string("an undefined tensor"),
+      last_output_shape_.str(), device_.str(), x.shape().str());
+  last_input_shape_ = x.shape();
   has_forward_ = true;
   return output_;
 }
@@ -88,6 +96,14 @@ Tensor Module::backward(const Tensor& dy) {
              "{}: the output gradient has shape {} but the last output had shape {}", describe(),
              dy.shape().str(), last_output_shape_.str());
   Tensor dx = backward_impl(dy);
+  // Undefined is allowed only when no input gradient is wanted (set_input_grad_wanted).
+  KILN_CHECK(
+      dx.defined() ? dx.shape() == last_input_shape_ && dx.device() == device_
+                   : !input_grad_wanted_,
+      "{}: backward returned {} as the input gradient, but the last input had shape {} on {}; "
+      "its backward_impl must return a gradient shaped like its input",
+      describe(), dx.defined() ? dx.str() : std::string("an undefined tensor"),
+      last_input_shape_.str(), device_.str());
   if (gradient_ready_hook_ && children_.empty()) (*gradient_ready_hook_)(*this);
   return dx;
 }

@@ -152,6 +152,7 @@ class Module {
   bool input_grad_wanted_ = true;
   bool has_forward_ = false;
   Shape last_output_shape_;
+  Shape last_input_shape_;  // what backward's result must match
   Tensor output_;  // the last forward's result, which forward returns by reference
   std::shared_ptr<const GradientReadyHook> gradient_ready_hook_;  // shared by the whole tree
 };

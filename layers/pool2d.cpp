@@ -12,7 +12,7 @@ Pool2dLayer::Pool2dLayer(const char* name, std::int64_t kernel, std::int64_t str
   KILN_CHECK(kernel >= 1 && stride >= 0,
              "{} needs kernel >= 1 and stride >= 1 (0 for the kernel size), found {} and {}", name,
              kernel, stride);
-  KILN_CHECK(padding >= 0 && 2 * padding <= kernel,
+  KILN_CHECK(padding >= 0 && padding <= kernel / 2,  // not 2 * padding: it could wrap
              "{}: padding must be in [0, kernel / 2] = [0, {}], found {}", name, kernel / 2,
              padding);
 }

@@ -9,6 +9,12 @@
 
 namespace kiln {
 
+void Optimizer::set_lr(float lr) {
+  KILN_CHECK(std::isfinite(lr) && lr >= 0.0f,
+             "{}: set_lr needs a finite learning rate >= 0, found {}", describe(), lr);
+  lr_ = lr;
+}
+
 Optimizer::Optimizer(std::vector<Parameter*> parameters, float lr)
     : parameters_(std::move(parameters)), lr_(lr) {
   KILN_CHECK(!parameters_.empty(),

@@ -36,7 +36,8 @@ class Optimizer {
   virtual void write_step_scalars(float lr, std::int64_t ahead, float* row) const = 0;
   void zero_grad();
   float lr() const { return lr_; }
-  void set_lr(float lr) { lr_ = lr; }
+  // Throws unless lr is finite and >= 0 (an inf would make every weight inf).
+  void set_lr(float lr);
   std::int64_t steps() const { return steps_; }
   const std::vector<Parameter*>& parameters() const { return parameters_; }
 

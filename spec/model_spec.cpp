@@ -3,8 +3,11 @@
 #include "kiln/spec/model_spec.h"
 
 #include <charconv>
+#include <limits>
 
+#include "kiln/core/checked_math.h"
 #include "kiln/core/error.h"
+#include "kiln/models/memory_estimate.h"
 #include "kiln/models/presets.h"
 
 namespace kiln {
@@ -73,6 +76,73 @@ Model build_model(const std::string& spec, const Shape& sample_shape, std::int32
       spec, widths.back(), classes, classes);
   model.net = mlp(widths, gen);
   return model;
+}
+
+namespace {
+
+// checked_mul, or an error naming the MLP layer whose size passes int64.
+std::int64_t layer_product(std::int64_t a, std::int64_t b, const std::string& spec,
+                           std::size_t layer, const std::vector<std::int64_t>& widths) {
+  const auto product = checked_mul(a, b);
+  KILN_CHECK(product.has_value(),
+             "model '{}': layer {} ({} -> {}) is larger than an int64 can count (2^63 - 1); use "
+             "smaller widths",
+             spec, layer, widths[layer], widths[layer + 1]);
+  return *product;
+}
+
+// An MLP's parameters and activations from its widths, as estimate_training_memory would count
+// the built Sequential (Linear, ReLU, ..., Linear): two tensors per layer output.
+MemoryEstimate mlp_memory(const std::string& spec, std::int64_t batch, int state_tensors) {
+  const std::vector<std::int64_t> w = mlp_widths(spec);
+  constexpr std::int64_t kFloat = 4;
+  std::int64_t weights = 0;
+  // The input's gradient, then each layer's outputs.
+  std::int64_t activations =
+      layer_product(layer_product(batch, w.front(), spec, 0, w), kFloat, spec, 0, w);
+  for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+    const std::int64_t layer = layer_product(w[i], w[i + 1], spec, i, w);
+    weights = saturating_add(weights, saturating_add(layer, w[i + 1]));
+    const std::int64_t outputs = i + 2 < w.size() ? 4 : 2;  // a hidden layer's ReLU has two more
+    activations = saturating_add(
+        activations,
+        layer_product(layer_product(batch, w[i + 1], spec, i, w), outputs * kFloat, spec, i, w));
+  }
+  MemoryEstimate e;
+  e.parameters = layer_product(weights, kFloat, spec, w.size() - 2, w);
+  e.gradients = e.parameters;
+  e.optimizer_state =
+      checked_mul(e.parameters, state_tensors).value_or(std::numeric_limits<std::int64_t>::max());
+  e.activations = activations;
+  return e;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sample_shape,
+                                     std::int32_t classes, std::int64_t batch_size,
+                                     int optimizer_state_tensors) {
+  KILN_CHECK(batch_size >= 1, "estimate_model_memory: batch_size must be at least 1, found {}",
+             batch_size);
+  if (spec == "lenet5" || spec == "cnn") {  // small fixed presets: built, which is quick
+    Generator scratch(0);
+    Model model = build_model(spec, sample_shape, classes, scratch);
+    std::vector<std::int64_t> dims{batch_size};
+    dims.insert(dims.end(), model.input_shape.dims().begin(), model.input_shape.dims().end());
+    return estimate_training_memory(*model.net, Shape(std::move(dims)), optimizer_state_tensors);
+  }
+  if (spec != "article" && spec.rfind("mlp:", 0) != 0) return {};  // build_model names the mistake
+  return mlp_memory(spec, batch_size, optimizer_state_tensors);
+}
+
+void check_model_fits(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
+                      std::int64_t batch_size, int optimizer_state_tensors, Device device) {
+  const MemoryEstimate e =
+      estimate_model_memory(spec, sample_shape, classes, batch_size, optimizer_state_tensors);
+  check_memory_fits(
+      e, e.total(), available_memory(device), device,
+      fmt::format("model '{}' with batches of {}", spec, batch_size),
+      "use a smaller model (TrainerOptions::run.model) or batch (TrainerOptions::run.batch_size)");
 }
 
 Tensor Model::as_input(const Tensor& batch) const {

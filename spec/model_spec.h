@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "kiln/core/memory_budget.h"
 #include "kiln/core/random.h"
 #include "kiln/models/sequential.h"
 
@@ -27,6 +28,20 @@ struct Model {
 // Parameters are named as in PyTorch ("layers.0.weight"), with no Flatten layer in front.
 Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
                   Generator& gen);
+
+// What training a model of `spec` takes in memory with batches of `batch_size` and an optimizer
+// keeping `optimizer_state_tensors` tensors per parameter (optimizer_state_tensors() of
+// spec/optimizer_spec.h), computed without building it (an MLP from its widths, with checked
+// arithmetic that names the layer whose size passes int64).
+MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sample_shape,
+                                     std::int32_t classes, std::int64_t batch_size,
+                                     int optimizer_state_tensors);
+
+// Throws kiln::Error with the figures when that estimate passes the memory available on
+// `device` (core/memory_budget.h): call before build_model, so a model too big is refused
+// before seconds of allocation.
+void check_model_fits(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
+                      std::int64_t batch_size, int optimizer_state_tensors, Device device);
 
 // The widths of an MLP spec ("article" or "mlp:a-b-c"), for messages and FLOP counts.
 std::vector<std::int64_t> mlp_widths(const std::string& spec);

@@ -65,4 +65,9 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& name,
   return std::make_unique<AdamW>(std::move(parameters), lr, settings.weight_decay, options);
 }
 
+int optimizer_state_tensors(const std::string& name, const OptimizerSettings& settings) {
+  if (name == "adam" || name == "adamw") return 2;
+  return effective_momentum(name, settings) > 0.0f ? 1 : 0;
+}
+
 }  // namespace kiln

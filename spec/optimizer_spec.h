@@ -35,4 +35,8 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& name,
 // The momentum SGD of `name` runs with: the setting, or the name's default (0 for Adam).
 float effective_momentum(const std::string& name, const OptimizerSettings& settings);
 
+// The state tensors (each shaped like its parameter) the optimizer of `name` keeps: 2 for Adam
+// and AdamW (two moments), 1 for SGD with momentum, 0 without; for memory estimates.
+int optimizer_state_tensors(const std::string& name, const OptimizerSettings& settings);
+
 }  // namespace kiln

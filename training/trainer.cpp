@@ -19,6 +19,7 @@
 #include "kiln/training/checkpoint.h"
 #include "kiln/training/checkpointer.h"
 #include "kiln/training/console_reporter.h"
+#include "kiln/training/fit_checks.h"
 #include "kiln/training/gpu_monitor.h"
 #include "kiln/training/json_log.h"
 #include "kiln/training/nan_guard.h"
@@ -274,6 +275,7 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                "parameter '{}' is on {} but the trainer trains on {}: call model.to(device) before building "
                "the optimizer",
                p->name, p->value.device().str(), r.device.str());
+  check_optimizer_updates_model(model, optimizer);
   set_matmul_precision(precision);
   const RunFingerprint fingerprint{o.run, describe_structure(model), matmul_precision_name(precision),
                                    o.bucket_mb, o.cuda_graph, o.max_steps};
@@ -339,6 +341,7 @@ RunningMetrics::Values Trainer::evaluate(DataLoader& data) {
 
 EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
   Impl& r = *impl_;
+  check_loader_has_batches(train);
   r.settle_position(train);
   bool& interrupted = r.interrupted;
   interrupted = false;
@@ -360,6 +363,8 @@ EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
 FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test) {
   Impl& r = *impl_;
   KILN_CHECK(epochs >= 1, "fit's epochs must be at least 1, found {}", epochs);
+  if (r.state.global_step == 0)
+    check_training_fits_memory(r.model, r.optimizer, train, r.o.input_shape, r.device);
   r.settle_position(train);
   r.stop_requested = false;
   FitResult result;

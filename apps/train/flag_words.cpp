@@ -26,6 +26,8 @@ constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
     {"TrainerOptions::log_json", "--log-json"},
     {"TrainerOptions::device on a GPU", "--device=gpu"},
     {"TrainerOptions::run.batch_size", "--batch-size"},
+    {"DataLoaderOptions::num_workers", "--workers"},
+    {"DataLoaderOptions::batch_size", "--batch-size"},
     {"TrainerOptions::run.data", "--data"},
     {"TrainerOptions::run.model", "--model"},
     {"TrainerOptions::run.optimizer", "--optimizer"},

@@ -2,9 +2,9 @@
 // loaders — and handed to kiln::Trainer, which does the training. What is left here is what only
 // a run from flags has: the flag checks, the header lines and --init. The library's messages
 // reach the user in train's flags (apps/train/flag_words.h).
+#include <algorithm>
 #include <memory>
 #include <ostream>
-#include <thread>
 
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/parallel.h"
@@ -27,21 +27,15 @@ namespace kiln {
 
 namespace {
 
-// More loader threads than this is a typing mistake, not a setting (and ends in EAGAIN).
-constexpr int kMaxWorkers = 256;
-
 void check_options(const TrainOptions& o) {
   KILN_CHECK(o.epochs >= 1, "--epochs must be at least 1, found {}", o.epochs);
   KILN_CHECK(o.batch_size >= 1, "--batch-size must be at least 1, found {}", o.batch_size);
   KILN_CHECK(o.samples >= 0, "--samples must be >= 0 (0: all samples), found {}", o.samples);
   KILN_CHECK(o.lr > 0.0f && std::isfinite(o.lr), "--lr must be positive, found {}", o.lr);
-  KILN_CHECK(o.workers >= 0 && o.workers <= kMaxWorkers,
-             "--workers must be in [0, {}], found {}; this machine has {} cores, and more workers "
-             "than cores rarely helps",
-             kMaxWorkers, o.workers, std::thread::hardware_concurrency());
-  const int most_threads = static_cast<int>(std::max(256u, std::thread::hardware_concurrency()));
-  KILN_CHECK(o.threads >= 0 && o.threads <= most_threads,
-             "--threads must be in [0, {}] (0: all cores), found {}", most_threads, o.threads);
+  // The loader's own rule, before any data is read (its messages are worded as flags).
+  check_data_loader_options({.batch_size = o.batch_size, .num_workers = o.workers});
+  KILN_CHECK(o.threads >= 0 && o.threads <= max_cpu_threads(),
+             "--threads must be in [0, {}] (0: all cores), found {}", max_cpu_threads(), o.threads);
   KILN_CHECK(o.weight_decay >= 0.0f && std::isfinite(o.weight_decay),
              "--weight-decay must be >= 0, found {}", o.weight_decay);
   // --bucket-mb, --keep-checkpoints, --precision and --cuda-graph: the Trainer checks them.
@@ -112,6 +106,13 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data});
   const std::unique_ptr<Loss> loss = make_loss(o.loss);
   check_loss_fits_targets(*loss, data.train->has_class_labels(), data.train->describe());
+  const OptimizerSettings optimizer_settings{o.momentum, o.nesterov, o.beta1,
+                                             o.beta2,    o.eps,      o.weight_decay};
+  // Refused with the figures before seconds of allocation, when it cannot fit (a batch larger
+  // than the data is check_batch_fits' to refuse, below).
+  check_model_fits(o.model, data.train->sample_shape(), output_width(*data.train),
+                   std::max<std::int64_t>(1, std::min(o.batch_size / world, data.train->size())),
+                   optimizer_state_tensors(o.optimizer, optimizer_settings), device);
   Model model = build_model(o.model, data.train->sample_shape(), output_width(*data.train), gen);
   t.input_shape = model.input_shape;
   check_batch_fits(o, *data.train, world);
@@ -135,8 +136,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   if (data.test) test_loader = std::make_unique<DataLoader>(evaluation_shard(data.test, comm.rank(), world), lo);
 
   const std::unique_ptr<Optimizer> optimizer =
-      make_optimizer(o.optimizer, model.net->parameters(), o.lr,
-                     {o.momentum, o.nesterov, o.beta1, o.beta2, o.eps, o.weight_decay});
+      make_optimizer(o.optimizer, model.net->parameters(), o.lr, optimizer_settings);
   Trainer trainer(*model.net, *optimizer, *loss, t);
   trainer.add_observer(faults);
   trainer.set_schedule(parse_schedule(o.schedule, o.lr, trainer.steps_per_epoch(train_loader) * o.epochs));

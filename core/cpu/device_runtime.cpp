@@ -44,7 +44,9 @@ class CpuRuntime final : public DeviceRuntime {
   void* allocate(int, std::size_t bytes) override {
     const std::size_t size = aligned_size(bytes);
     void* ptr = std::aligned_alloc(kCpuAlignment, size);
-    KILN_CHECK(ptr != nullptr, "out of host memory: could not allocate {}", mib(size));
+    if (ptr == nullptr)
+      throw OutOfMemory(fmt::format("out of host memory: could not allocate {}", mib(size)),
+                        "device_runtime.cpp");
     std::lock_guard lock(mutex_);
     ++stats_.raw_allocations;
     stats_.in_use += size;

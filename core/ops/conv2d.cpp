@@ -1,7 +1,11 @@
 // The conv2d ops' checks (the geometry, named sizes on every mismatch) and public entry points.
 #include "kiln/core/ops/conv2d.h"
 
+#include <algorithm>
+#include <array>
 #include <limits>
+
+#include "kiln/core/checked_math.h"
 
 #include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
@@ -24,6 +28,10 @@ Window2d conv_window(const char* op, const Shape& x, const Shape& w, const Conv2
   KILN_CHECK(o.stride >= 1 && o.padding >= 0,
              "{}: stride must be >= 1 and padding >= 0, found stride {} and padding {}", op,
              o.stride, o.padding);
+  // The padded extent (in + 2 pad) must not wrap.
+  KILN_CHECK(o.padding <= (std::numeric_limits<std::int64_t>::max() - std::max(x[2], x[3])) / 2,
+             "{}: padding {} on an input of {}x{} passes the sizes an int64 can count", op,
+             o.padding, x[2], x[3]);
   Window2d g;
   g.n = x[0], g.c = x[1], g.h = x[2], g.w = x[3];
   g.oc = w[0], g.kh = w[2], g.kw = w[3];
@@ -45,8 +53,12 @@ Shape output_of(const Window2d& g) { return Shape{g.n, g.oc, g.oh, g.ow}; }
 namespace detail {
 void check_fits_cudnn(const char* op, const Window2d& g) {
   constexpr std::int64_t kMax = std::numeric_limits<int>::max();
-  KILN_CHECK(g.n * g.c * g.h * g.w <= kMax && g.n * g.oc * g.oh * g.ow <= kMax &&
-                 g.oc * g.c * g.kh * g.kw <= kMax,
+  const auto within = [&](std::array<std::int64_t, 4> extents) {
+    const auto n = checked_product(extents);
+    return n.has_value() && *n <= kMax;
+  };
+  KILN_CHECK(within({g.n, g.c, g.h, g.w}) && within({g.n, g.oc, g.oh, g.ow}) &&
+                 within({g.oc, g.c, g.kh, g.kw}),
              "{}: tensors of 2^31 or more elements are beyond cuDNN's convolution; split the batch",
              op);
 }

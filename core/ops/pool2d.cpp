@@ -18,7 +18,7 @@ Window2d pool_window(const char* op, const Shape& x, const Pool2dOptions& o) {
              "{}: kernel and stride must be >= 1, found kernel {} and stride {}", op, o.kernel,
              o.stride);
   // As PyTorch: every window then holds at least one input element.
-  KILN_CHECK(o.padding >= 0 && 2 * o.padding <= o.kernel,
+  KILN_CHECK(o.padding >= 0 && o.padding <= o.kernel / 2,  // not 2 * padding: it could wrap
              "{}: padding must be in [0, kernel / 2] = [0, {}], found {}", op, o.kernel / 2,
              o.padding);
   Window2d g;

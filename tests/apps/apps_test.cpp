@@ -208,6 +208,21 @@ TEST(TrainApp, OutOfRangeFlagsAreOneLineErrors) {
                         "--keep-checkpoints must be at least 1");
 }
 
+TEST(TrainApp, SizesPastInt64AndModelsTooBigForMemoryAreOneLineErrors) {
+  const std::string data = " --data article --samples 36 --batch-size 4 --epochs 1";
+  // Used to end in SIGSEGV: 2 x 2^62 weights wrapped to a buffer of 0 bytes.
+  expect_one_line_error(train("--model mlp:784-2-4611686018427387904-10" + data), "train",
+                        "layer 1 (2 -> 4611686018427387904) is larger than an int64 can count");
+  // 2 x 400000^2 weights with gradients and momentum: terabytes, refused before any allocation.
+  const Outcome big = train("--model mlp:784-400000-400000-10 --momentum 0.9" + data);
+  expect_one_line_error(big, "train", "model 'mlp:784-400000-400000-10' with batches of 4 needs");
+  EXPECT_NE(big.err.find("use a smaller model (--model) or batch (--batch-size)"),
+            std::string::npos)
+      << big.err;
+  expect_one_line_error(train(kSmallRun + " --threads 100000"), "train",
+                        "--threads must be in [0, ");
+}
+
 TEST(TrainApp, ABadOutputPathFailsBeforeTheFirstEpoch) {
   const Outcome o = train(kSmallRun + " --log-json /nonexistent/kiln/log.jsonl");
   expect_one_line_error(o, "train", "cannot open --log-json file '/nonexistent/kiln/log.jsonl'");

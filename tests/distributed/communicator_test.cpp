@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -11,6 +12,7 @@
 #include "kiln/distributed/collective_watchdog.h"
 #include "kiln/distributed/communicator.h"
 #include "kiln/distributed/nccl_communicator.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
 using namespace std::chrono_literals;
@@ -103,6 +105,19 @@ TEST(CollectiveWatchdog, NamesTheTimeoutSettingInTheCallersWords) {
     }
     std::lock_guard lock(fired.mutex);
     EXPECT_NE(fired.message.find("within 0.1 s (" + name + ")"), std::string::npos) << fired.message;
+  }
+}
+
+TEST(CollectiveWatchdog, ANegativeOrNanTimeoutIsRefusedNamingTheSetting) {
+  for (const double timeout : {-1.0, std::nan("")}) {
+    Fired fired;
+    const std::string m = kiln::testing::error_message([&] {
+      kiln::CollectiveWatchdog watchdog(timeout, "rank 0 of 2 (test)", fired.action(),
+                                        "CommunicatorOptions::timeout_s");
+    });
+    EXPECT_NE(m.find("CommunicatorOptions::timeout_s must be >= 0 seconds (0: no watchdog)"),
+              std::string::npos)
+        << m;
   }
 }
 

@@ -1,0 +1,26 @@
+// The memory a model takes to train, from its structure: its parameters' bytes, and one batch's
+// activations (each layer's output and the gradient flowing back through it), walking the
+// layers of Sequentials by their output_shape, so nothing is allocated to find out.
+#pragma once
+
+#include <cstdint>
+
+#include "kiln/core/memory_budget.h"
+#include "kiln/core/shape.h"
+#include "kiln/layers/module.h"
+
+namespace kiln {
+
+// The float32 bytes of every parameter of `model`.
+std::int64_t parameter_bytes(const Module& model);
+
+// One training step's activations for an input of `batch_input` (batch first): two float32
+// tensors (output, gradient) per layer, and the input's gradient.
+std::int64_t activation_bytes(Module& model, const Shape& batch_input);
+
+// Parameters, their gradients, `optimizer_state_tensors` tensors per parameter (Adam: 2, SGD
+// with momentum: 1) and the activations of a batch of `batch_input`.
+MemoryEstimate estimate_training_memory(Module& model, const Shape& batch_input,
+                                        int optimizer_state_tensors);
+
+}  // namespace kiln

@@ -1,0 +1,63 @@
+// The Trainer's checks of what it is given (training/fit_checks.h).
+#include "kiln/training/fit_checks.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "kiln/core/checked_math.h"
+#include "kiln/core/memory_budget.h"
+#include "kiln/models/memory_estimate.h"
+#include "kiln/optim/adam.h"
+#include "kiln/optim/sgd.h"
+
+namespace kiln {
+
+void check_optimizer_updates_model(const Module& model, const Optimizer& optimizer) {
+  std::set<const Parameter*> own;
+  for (const Parameter* p : model.parameters()) own.insert(p);
+  for (const Parameter* p : optimizer.parameters())
+    KILN_CHECK(own.count(p) == 1,
+               "the optimizer ({}) updates parameter '{}', which is not one of the {} parameters "
+               "of the model {}: it was built over another model's parameters() and would train "
+               "nothing here; build it from this model's parameters()",
+               optimizer.describe(), p->name, own.size(), model.describe());
+}
+
+void check_loader_has_batches(const DataLoader& train) {
+  const DataLoaderOptions& o = train.options();
+  KILN_CHECK(
+      train.batches_per_epoch() > 0,
+      "Trainer::fit: the training loader gives no batch: {} has {} samples for this rank, with "
+      "DataLoaderOptions::batch_size {}{}; give it data{}",
+      train.dataset().describe(), train.samples_per_epoch(), o.batch_size,
+      o.drop_last ? " and drop_last" : "",
+      o.drop_last ? ", or a batch_size of at most the samples" : "");
+}
+
+int optimizer_state_to_allocate(const Optimizer& optimizer) {
+  if (!optimizer.state().empty()) return 0;  // allocated at an earlier step or load_state
+  if (dynamic_cast<const Adam*>(&optimizer) != nullptr) return 2;  // AdamW is an Adam
+  if (const auto* sgd = dynamic_cast<const Sgd*>(&optimizer))
+    return sgd->options().momentum > 0.0f ? 1 : 0;
+  return 0;
+}
+
+void check_training_fits_memory(Module& model, const Optimizer& optimizer, const DataLoader& train,
+                                const Shape& input_shape, Device device) {
+  const Shape sample = input_shape.rank() > 0 ? input_shape : train.dataset().sample_shape();
+  std::vector<std::int64_t> dims{
+      std::max<std::int64_t>(1, std::min(train.options().batch_size, train.samples_per_epoch()))};
+  dims.insert(dims.end(), sample.dims().begin(), sample.dims().end());
+  MemoryEstimate e = estimate_training_memory(model, Shape(std::move(dims)), 0);
+  std::int64_t state = 0;
+  for (const Parameter* p : optimizer.parameters())
+    state = saturating_add(state, p->value.numel() * 4);
+  e.optimizer_state = checked_mul(state, optimizer_state_to_allocate(optimizer))
+                          .value_or(std::numeric_limits<std::int64_t>::max());
+  check_memory_fits(e, saturating_add(e.optimizer_state, e.activations), available_memory(device),
+                    device, "the model " + model.describe(),
+                    "use a smaller model, or a smaller DataLoaderOptions::batch_size");
+}
+
+}  // namespace kiln

@@ -1,0 +1,30 @@
+// What a Trainer refuses before it trains, as the train app does for its flags: an optimizer
+// that updates parameters the model does not hold (it would train nothing), a training loader
+// without a batch (an epoch of loss 0), and a model whose optimizer state and activations will
+// not fit in the memory left (estimated before the first step, models/memory_estimate.h).
+#pragma once
+
+#include "kiln/core/device.h"
+#include "kiln/data/data_loader.h"
+#include "kiln/layers/module.h"
+#include "kiln/optim/optimizer.h"
+
+namespace kiln {
+
+// Throws kiln::Error naming the first parameter of `optimizer` that is not one of `model`'s.
+void check_optimizer_updates_model(const Module& model, const Optimizer& optimizer);
+
+// Throws kiln::Error naming the data set when `train` gives no batch in an epoch.
+void check_loader_has_batches(const DataLoader& train);
+
+// The state tensors per parameter `optimizer` will allocate at its first step: 2 for Adam and
+// AdamW, 1 for SGD with momentum, 0 for SGD without or once the state exists.
+int optimizer_state_to_allocate(const Optimizer& optimizer);
+
+// Throws kiln::Error with the figures when the optimizer's state and one batch's activations
+// (input_shape: a sample as the model takes it; empty: the loader's sample shape) pass the
+// memory available on `device`. The parameters and gradients are allocated already.
+void check_training_fits_memory(Module& model, const Optimizer& optimizer, const DataLoader& train,
+                                const Shape& input_shape, Device device);
+
+}  // namespace kiln
