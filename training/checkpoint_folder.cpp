@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
 #include "kiln/io/durable_file.h"
 
 namespace fs = std::filesystem;
@@ -38,8 +39,8 @@ long long latest_number(const fs::path& dir) {
   if (!fs::is_symlink(latest)) return -1;
   const std::string target = fs::read_symlink(latest).string();
   const long long n = unit_number(target);
-  KILN_CHECK(n >= 0, "'{}' points to '{}', which is not a checkpoint unit of this folder (ckpt-N)",
-             latest.string(), target);
+  KILN_CHECK(n >= 0, "'{}' points to {}, which is not a checkpoint unit of this folder (ckpt-N)",
+             latest.string(), excerpt(target));
   return n;
 }
 
