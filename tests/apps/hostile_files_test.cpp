@@ -1,0 +1,59 @@
+// train given hostile files, end to end: what it writes is never written through a link or into
+// one of its inputs. Each case is one line on stderr and exit status 1, before any epoch.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/apps/app_testing.h"
+#include "tests/data/file_testing.h"
+
+namespace fs = std::filesystem;
+using kiln::testing::expect_one_line_error;
+using kiln::testing::kSmallRun;
+using kiln::testing::Outcome;
+using kiln::testing::read_file;
+using kiln::testing::train;
+
+namespace {
+// A small classification table: 64 rows, label in the first column, 784 features.
+std::string write_csv(const fs::path& path) {
+  std::string text;
+  for (int row = 0; row < 64; ++row) {
+    text += std::to_string(row % 10);
+    for (int f = 0; f < 784; ++f) text += f == row % 784 ? ",1" : ",0";
+    text += "\n";
+  }
+  return kiln::testing::write_text(path, text);
+}
+}  // namespace
+
+TEST(TrainFiles, LogJsonPointedAtTheTrainingDataIsRefusedAndTheDataKept) {
+  const fs::path dir = kiln::testing::fresh_folder("apps_log_is_input");
+  const std::string csv = write_csv(dir / "train.csv");
+  const std::string before = read_file(csv);
+  const std::string args = "--model mlp:784-16-10 --data csv:" + csv + " --batch-size 16 --epochs 1";
+  const Outcome o = train(args + " --log-json " + (dir / "." / "train.csv").string());
+  expect_one_line_error(o, "train", "is the input '" + csv + "'");
+  EXPECT_EQ(read_file(csv), before);
+  ASSERT_EQ(train(args + " --quiet --log-json " + (dir / "log.jsonl").string()).exit_code, 0);
+}
+
+TEST(TrainFiles, ACheckpointLockThatIsASymbolicLinkIsRefusedAndItsTargetKept) {
+  const fs::path dir = kiln::testing::fresh_folder("apps_lock_link");
+  const std::string precious = kiln::testing::write_text(dir / "precious.txt", "the user's notes\n");
+  fs::create_directories(dir / "ckpt");
+  fs::create_symlink(precious, dir / "ckpt" / "lock");
+  const Outcome o = train(kSmallRun + " --checkpoint " + (dir / "ckpt").string());
+  expect_one_line_error(o, "train", "the lock file '" + (dir / "ckpt" / "lock").string() + "' is a symbolic link");
+  EXPECT_EQ(read_file(precious), "the user's notes\n");
+}
+
+TEST(TrainFiles, LogJsonThatIsASymbolicLinkIsRefused) {
+  const fs::path dir = kiln::testing::fresh_folder("apps_log_link");
+  const std::string precious = kiln::testing::write_text(dir / "precious.txt", "keep\n");
+  fs::create_symlink(precious, dir / "log.jsonl");
+  expect_one_line_error(train(kSmallRun + " --log-json " + (dir / "log.jsonl").string()), "train",
+                        "--log-json file '" + (dir / "log.jsonl").string() + "' is a symbolic link");
+  EXPECT_EQ(read_file(precious), "keep\n");
+}
