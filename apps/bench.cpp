@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include <kiln/kiln.h>
-#include <kiln/io/output_file.h>
+#include <kiln/core/output_file.h>
 #include <kiln/apps/reporting/scaling_table.h>
 #include <kiln/apps/support/openmp_wait_policy.h>
 #include <kiln/apps/reporting/speedup_table.h>

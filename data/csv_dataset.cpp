@@ -8,12 +8,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <new>
 
 #include "kiln/core/error.h"
 #include "kiln/core/excerpt.h"
+#include "kiln/core/input_file.h"
 
 namespace kiln {
 
@@ -59,20 +58,14 @@ bool blank(std::string_view line) { return trim(line).empty(); }
 
 }  // namespace
 
-CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
+CsvDataset::CsvDataset(const std::string& path, CsvOptions options) try
     : path_(path), float_target_(options.float_target) {
   KILN_CHECK(!float_target_ || options.num_classes == 0,
              "{}: a float target column has no classes, but {} were asked for", path,
              options.num_classes);
-  std::ifstream file(path, std::ios::binary);
-  KILN_CHECK(file.good(), "cannot open CSV file {}", path);
-  KILN_CHECK(!std::filesystem::is_directory(path), "{} is a folder; a file was expected", path);
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec) check_fits_in_memory(size, path);
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  const std::string text = buffer.str();
+  const InputFile file(path, "CSV file");  // a regular file only: /dev/zero would never end
+  check_fits_in_memory(file.size(), path);
+  const std::string text = file.read_all();
   // A UTF-8 byte order mark (spreadsheets write one) is not part of the first cell.
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
@@ -165,6 +158,9 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
   if (!float_target_)
     num_classes_ =
         options.num_classes > 0 ? options.num_classes : classes_from_max_label(max_label, path);
+} catch (const std::bad_alloc&) {
+  KILN_THROW("CSV file {}: out of memory while reading it ({} rows of {} values read)", path,
+             rows_, values_.size());
 }
 
 void CsvDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {

@@ -12,11 +12,11 @@
 #include <png.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 
 #include "kiln/core/error.h"
 #include "kiln/core/excerpt.h"
+#include "kiln/core/input_file.h"
+#include "kiln/core/output_file.h"
 
 namespace kiln {
 
@@ -228,11 +228,9 @@ Image8 decode_image(const std::uint8_t* data, std::size_t size, int channels,
 }
 
 Image8 read_image(const std::string& path, int channels) {
-  std::ifstream file(path, std::ios::binary);
-  KILN_CHECK(file.good(), "cannot open image {}", shown_path(path));
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
-                                        std::istreambuf_iterator<char>());
-  return decode_image(bytes.data(), bytes.size(), channels, path);
+  const std::string bytes = read_input_file(path, "image");
+  return decode_image(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), channels,
+                      path);
 }
 
 void write_png(const std::string& path, const Image8& image) {
@@ -243,8 +241,15 @@ void write_png(const std::string& path, const Image8& image) {
   png.width = static_cast<png_uint_32>(image.width);
   png.height = static_cast<png_uint_32>(image.height);
   png.format = image.channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-  KILN_CHECK(png_image_write_to_file(&png, path.c_str(), 0, image.pixels.data(), 0, nullptr) != 0,
+  // Encoded in memory, then written as every output is (core/output_file.h): not through a link.
+  png_alloc_size_t size = 0;
+  KILN_CHECK(png_image_write_to_memory(&png, nullptr, &size, 0, image.pixels.data(), 0, nullptr) != 0,
              "cannot write PNG image {}: {}", path, png.message);
+  std::string bytes(size, '\0');
+  KILN_CHECK(png_image_write_to_memory(&png, bytes.data(), &size, 0, image.pixels.data(), 0, nullptr) != 0,
+             "cannot write PNG image {}: {}", path, png.message);
+  bytes.resize(size);
+  write_output_file(path, bytes, "the PNG image");
 }
 
 void write_jpeg(const std::string& path, const Image8& image, int quality) {
@@ -253,14 +258,11 @@ void write_jpeg(const std::string& path, const Image8& image, int quality) {
   unsigned long size = 0;
   JpegErrors errors;
   const char* error = jpeg_encode(&image, quality, &buffer, &size, &errors);
-  std::string message = error != nullptr ? error : "";
-  if (error == nullptr) {
-    std::ofstream file(path, std::ios::binary);
-    file.write(reinterpret_cast<const char*>(buffer), static_cast<std::streamsize>(size));
-    if (!file.good()) message = "the file could not be written";
-  }
+  const std::string message = error != nullptr ? error : "";
+  const std::string bytes = error == nullptr ? std::string(reinterpret_cast<const char*>(buffer), size) : "";
   std::free(buffer);
   KILN_CHECK(message.empty(), "cannot write JPEG image {}: {}", path, message);
+  write_output_file(path, bytes, "the JPEG image");
 }
 
 }  // namespace kiln

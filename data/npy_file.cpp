@@ -5,13 +5,12 @@
 
 #include <bit>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <new>
 
 #include "kiln/core/checked_math.h"
 #include "kiln/core/error.h"
 #include "kiln/core/excerpt.h"
+#include "kiln/core/input_file.h"
 #include "kiln/data/dataset.h"
 
 namespace kiln {
@@ -113,15 +112,14 @@ double NpyArray::at(std::int64_t i) const {
 }
 
 NpyArray read_npy(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  KILN_CHECK(file.good(), "cannot open .npy file {}", path);
-  KILN_CHECK(!std::filesystem::is_directory(path), "{} is a folder; a file was expected", path);
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec) check_fits_in_memory(size, path);
-  const std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(file)),
-                                       std::istreambuf_iterator<char>());
-  return parse_npy(data, path);
+  const InputFile file(path, ".npy file");  // a regular file only: /dev/zero would never end
+  check_fits_in_memory(file.size(), path);
+  const std::string data = file.read_all();
+  try {
+    return parse_npy({reinterpret_cast<const std::uint8_t*>(data.data()), data.size()}, path);
+  } catch (const std::bad_alloc&) {
+    KILN_THROW(".npy file {}: out of memory for a copy of its {} bytes", path, data.size());
+  }
 }
 
 NpyArray parse_npy(std::span<const std::uint8_t> data, const std::string& path) {

@@ -8,11 +8,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "kiln/core/error.h"
-#include "kiln/io/output_file.h"
+#include "kiln/core/input_file.h"
+#include "kiln/core/output_file.h"
 
 namespace kiln {
 
@@ -58,14 +57,6 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
   sync_folder(folder.empty() ? "." : folder.string());
 }
 
-std::string read_whole_file(const std::string& path) {
-  KILN_CHECK(!std::filesystem::is_directory(path), "'{}' is a folder; a file was expected", path);
-  std::ifstream in(path, std::ios::binary);
-  KILN_CHECK(in.good(), "cannot open '{}': {}", path, std::strerror(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  KILN_CHECK(!in.bad(), "cannot read '{}': {}", path, std::strerror(errno));
-  return bytes.str();
-}
+std::string read_whole_file(const std::string& path) { return read_input_file(path, "file"); }
 
 }  // namespace kiln

@@ -1,13 +1,13 @@
 // FolderLock: keeps a second run out of a folder in use. An flock(2) on <folder>/lock, which the
 // kernel releases when the holder exits in any way (kill -9 included), so a lock never goes
 // stale; the file says who holds it, for the message the second run prints. The lock is opened
-// as every output is (io/output_file.h): a `lock` that is a symbolic link or not a regular file
+// as every output is (core/output_file.h): a `lock` that is a symbolic link or not a regular file
 // is refused, so a planted link cannot get another file truncated and rewritten.
 #pragma once
 
 #include <string>
 
-#include "kiln/io/output_file.h"
+#include "kiln/core/output_file.h"
 
 namespace kiln {
 

@@ -1,10 +1,10 @@
 // JsonLog (training/json_log.h): append, check — a full disk is an error, not a short log; the
-// file is opened as every output is (io/output_file.h), never through a symbolic link.
+// file is opened as every output is (core/output_file.h), never through a symbolic link.
 #include "kiln/training/json_log.h"
 
 #include <fcntl.h>
 
-#include "kiln/io/output_file.h"
+#include "kiln/core/output_file.h"
 #include "kiln/training/report_format.h"
 
 namespace kiln {

@@ -10,7 +10,7 @@
 #include <ostream>
 
 #include "kiln/core/error.h"
-#include "kiln/io/output_file.h"
+#include "kiln/core/output_file.h"
 
 namespace kiln {
 

@@ -1,8 +1,8 @@
 // The inputs by name: the files of the data specs (spec/data_spec.h) and --init; the comparison
-// by identity is io/output_file.h's.
+// by identity is core/output_file.h's.
 #include "kiln/apps/train/output_checks.h"
 
-#include "kiln/io/output_file.h"
+#include "kiln/core/output_file.h"
 #include "kiln/spec/data_spec.h"
 
 namespace kiln {

@@ -1,6 +1,8 @@
-// train given hostile files, end to end: what it writes is never written through a link or into
-// one of its inputs. Each case is one line on stderr and exit status 1, before any epoch.
+// train given hostile files, end to end: what it reads is a regular file (never /dev/zero until
+// memory runs out), what it writes is never written through a link or into one of its inputs.
+// Each case is one line on stderr and exit status 1, before any epoch.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
@@ -56,4 +58,20 @@ TEST(TrainFiles, LogJsonThatIsASymbolicLinkIsRefused) {
   expect_one_line_error(train(kSmallRun + " --log-json " + (dir / "log.jsonl").string()), "train",
                         "--log-json file '" + (dir / "log.jsonl").string() + "' is a symbolic link");
   EXPECT_EQ(read_file(precious), "keep\n");
+}
+
+TEST(TrainFiles, EndlessAndSpecialFilesAreRefusedByNameNotReadUntilMemoryRunsOut) {
+  const fs::path dir = kiln::testing::fresh_folder("apps_special_files");
+  const std::string fifo = (dir / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  expect_one_line_error(train("--data csv:/dev/zero --epochs 1"), "train",
+                        "CSV file /dev/zero is a device, not a regular file");
+  expect_one_line_error(train("--data npy:/dev/zero --epochs 1"), "train",
+                        ".npy file /dev/zero is a device, not a regular file");
+  expect_one_line_error(train("--data csv:" + fifo + " --epochs 1"), "train",
+                        "CSV file " + fifo + " is a FIFO, not a regular file");
+  expect_one_line_error(train(kSmallRun + " --init /dev/zero"), "train",
+                        "/dev/zero is a device, not a regular file");
+  expect_one_line_error(train(kSmallRun + " --init " + dir.string()), "train",
+                        dir.string() + " is a folder; a file was expected");
 }

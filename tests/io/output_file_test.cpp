@@ -2,7 +2,7 @@
 // checkpoint folder's lock, a piece, a temporary, a log) is refused and the file it points to is
 // left as it was; a FIFO, a device or a folder is refused without blocking; an output that is
 // one of the run's inputs is refused.
-#include "kiln/io/output_file.h"
+#include "kiln/core/output_file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // O_NOFOLLOW refuses a link at the last component (ELOOP); O_NONBLOCK keeps the open of a FIFO
 // without a reader from blocking forever (ENXIO), and is cleared once fstat has shown a regular
 // file. O_TRUNC before the check is harmless: it truncates only regular files.
-#include "kiln/io/output_file.h"
+#include "kiln/core/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
