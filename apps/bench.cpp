@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include <kiln/kiln.h>
+#include <kiln/core/environment.h>
 #include <kiln/core/output_file.h>
 #include <kiln/apps/reporting/scaling_table.h>
 #include <kiln/apps/support/openmp_wait_policy.h>
@@ -177,6 +178,7 @@ int main(int argc, char** argv) {
   b.cpu = !gpu_only;
   b.gpu = !cpu_only;
   try {
+    kiln::check_environment();  // the KILN_* variables, before anything is measured
     if (!scaling.empty()) {  // each size is an `mpirun -np k train ...` beside this program
       prepare_out_dir(b.out_dir);
       const auto train = std::filesystem::canonical("/proc/self/exe").parent_path() / "train";

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+
+#include "kiln/core/environment.h"
 
 namespace kiln {
 
@@ -19,5 +22,8 @@ class FaultInjection {
   int rank_ = -1;
   std::int64_t step_ = -1;
 };
+
+// train's own KILN_* variables (KILN_INJECT_FAULT), for check_environment at start-up.
+std::span<const EnvironmentVariable> train_environment_variables();
 
 }  // namespace kiln

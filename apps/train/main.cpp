@@ -10,6 +10,7 @@
 
 #include <kiln/kiln.h>
 #include <kiln/distributed/mpi_communicator.h>
+#include <kiln/apps/train/fault_injection.h>
 #include <kiln/apps/train/stop_signals.h>
 #include <kiln/apps/train/train_options.h>
 #include <kiln/apps/reporting/tuning.h>
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
   if (!options.gpus.empty() && app.count("--device") == 0) options.device = "gpu";
   kiln::install_stop_signals();
   try {
+    kiln::check_environment(kiln::train_environment_variables());  // before any data is read
     if (tune) {
       kiln::tune_loader(options, std::cout);
       return 0;

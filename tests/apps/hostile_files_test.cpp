@@ -75,3 +75,16 @@ TEST(TrainFiles, EndlessAndSpecialFilesAreRefusedByNameNotReadUntilMemoryRunsOut
   expect_one_line_error(train(kSmallRun + " --init " + dir.string()), "train",
                         dir.string() + " is a folder; a file was expected");
 }
+
+TEST(TrainEnvironment, ABadKilnVariableFailsAtStartUpNamingIt) {
+  for (const auto& [setting, expected] :
+       {std::pair{"KILN_CPU_COMPUTE=garbage", "KILN_CPU_COMPUTE='garbage': expected onednn or reference"},
+        std::pair{"KILN_RELU_EPILOGUE=garbage", "KILN_RELU_EPILOGUE='garbage': expected fused or separate"},
+        std::pair{"KILN_LOG_LEVEL=garbage", "KILN_LOG_LEVEL='garbage': expected trace"},
+        std::pair{"KILN_INJECT_FAULT=garbage", "KILN_INJECT_FAULT must read fail:RANK:STEP"}}) {
+    // --data names a file that does not exist: the variable is checked before any data is read.
+    const Outcome o = kiln::testing::run(std::string("env ") + setting + " " + KILN_TRAIN_BIN,
+                                         "--data csv:/nonexistent/kiln.csv --epochs 1");
+    expect_one_line_error(o, "train", expected);
+  }
+}
