@@ -208,6 +208,11 @@ DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
   if (options.test_share)
     KILN_CHECK(*options.test_share >= 0.0 && *options.test_share < 1.0,
                "DataSpecOptions::test_share must be in [0, 1) (0: no test split), found {}", *options.test_share);
+  KILN_CHECK(!(options.test_share && !options.test_data.empty()),
+             "DataSpecOptions::test_share {} beside DataSpecOptions::test_data {}: the test samples "
+             "come from DataSpecOptions::test_data, so nothing is held out and "
+             "DataSpecOptions::test_share would be ignored; give one of the two",
+             options.test_share.value_or(0.0), options.test_data);
   DataSplits splits = open_source(spec, options);
   KILN_CHECK(!(splits.own_test_split && options.test_share),
              "DataSpecOptions::test_share {}: data spec {} has a test split of its own, so nothing of it is "

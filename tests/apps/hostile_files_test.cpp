@@ -88,3 +88,25 @@ TEST(TrainEnvironment, ABadKilnVariableFailsAtStartUpNamingIt) {
     expect_one_line_error(o, "train", expected);
   }
 }
+
+TEST(TrainFiles, FileSystemErrorsNameTheCheckpointFolderAndPath) {
+  const fs::path dir = kiln::testing::fresh_folder("apps_latest_loop");
+  fs::create_symlink("latest", dir / "ckpt-000001");  // latest -> ckpt-000001 -> latest
+  fs::create_symlink("ckpt-000001", dir / "latest");
+  expect_one_line_error(train(kSmallRun + " --checkpoint " + dir.string() + " --resume"), "train",
+                        "checkpoint folder '" + dir.string() + "': cannot use '" +
+                            (dir / "ckpt-000001").string() + "': Too many levels of symbolic links");
+  const std::string long_name = (dir / std::string(300, 'a')).string();
+  expect_one_line_error(train(kSmallRun + " --checkpoint " + long_name), "train",
+                        "checkpoint folder '" + long_name + "': cannot use");
+  expect_one_line_error(train(kSmallRun + " --checkpoint " + long_name), "train", "File name too long");
+}
+
+TEST(TrainFiles, AFileFlagThatWouldBeIgnoredIsRefused) {
+  const fs::path dir = kiln::testing::fresh_folder("apps_ignored_flags");
+  expect_one_line_error(train(kSmallRun + " --checkpoint " + (dir / "ckpt").string() + " --resume --init " +
+                              (dir / "w.safetensors").string()),
+                        "train", "with --resume: the run continues from the checkpoint's weights, so --init would be ignored");
+  expect_one_line_error(train(kSmallRun + " --test-share 0.2 --test-data article"), "train",
+                        "--test-share 0.2 beside --test-data article: the test samples come from --test-data");
+}
