@@ -6,14 +6,15 @@
 // size) on Fashion-MNIST written as an image folder, where decoding makes the loader matter.
 #include <CLI/CLI.hpp>
 
-#include <cerrno>
-#include <cstring>
+#include <fcntl.h>
+
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include <kiln/kiln.h>
+#include <kiln/core/environment.h>
+#include <kiln/core/output_file.h>
 #include <kiln/apps/reporting/scaling_table.h>
 #include <kiln/apps/support/openmp_wait_policy.h>
 #include <kiln/apps/reporting/speedup_table.h>
@@ -73,9 +74,7 @@ kiln::SpeedupRow measure(const BenchOptions& b, const std::string& device, const
 }
 
 void write(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  KILN_CHECK(out.good(), "cannot write '{}'", path);
-  out << text;
+  kiln::write_output_file(path, text, "the --out");
 }
 
 int run_loader_sweep(const BenchOptions& b) {
@@ -99,8 +98,7 @@ void prepare_out_dir(const std::string& dir) {
   KILN_CHECK(!ec && std::filesystem::is_directory(dir), "cannot create the --out folder '{}': {}",
              dir, ec ? ec.message() : "a file of that name exists");
   const std::string probe = dir + "/speedup.md";
-  KILN_CHECK(std::ofstream(probe, std::ios::app).good(), "cannot write '{}' (--out): {}", probe,
-             std::strerror(errno));
+  kiln::OutputFile(probe, O_WRONLY | O_APPEND | O_CREAT, "the --out");
 }
 
 int run(BenchOptions b) {
@@ -180,6 +178,7 @@ int main(int argc, char** argv) {
   b.cpu = !gpu_only;
   b.gpu = !cpu_only;
   try {
+    kiln::check_environment();  // the KILN_* variables, before anything is measured
     if (!scaling.empty()) {  // each size is an `mpirun -np k train ...` beside this program
       prepare_out_dir(b.out_dir);
       const auto train = std::filesystem::canonical("/proc/self/exe").parent_path() / "train";

@@ -5,18 +5,22 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <string_view>
 
 #include "kiln/core/cpu/gemm.h"
 #include "kiln/core/cpu/onednn/onednn.h"
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
 
 namespace kiln {
 
-namespace {
-
-CpuCompute initial_cpu_compute() {
+CpuCompute cpu_compute_from_environment() {
   const char* env = std::getenv("KILN_CPU_COMPUTE");
   if (env != nullptr && *env != '\0') {
+    const std::string_view name(env);
+    KILN_CHECK(name == "onednn" || name == "reference",
+               "KILN_CPU_COMPUTE={}: expected onednn or reference (or unset it: {} is the default)",
+               excerpt(name), onednn_built() ? "onednn" : "reference");
     const CpuCompute asked = parse_cpu_compute(env);
     KILN_CHECK(asked == CpuCompute::reference || onednn_built(),
                "KILN_CPU_COMPUTE=onednn, but this kiln was built without oneDNN (KILN_ONEDNN=OFF "
@@ -26,8 +30,10 @@ CpuCompute initial_cpu_compute() {
   return onednn_built() ? CpuCompute::onednn : CpuCompute::reference;
 }
 
+namespace {
+
 std::atomic<CpuCompute>& selected() {
-  static std::atomic<CpuCompute> compute{initial_cpu_compute()};
+  static std::atomic<CpuCompute> compute{cpu_compute_from_environment()};
   return compute;
 }
 

@@ -20,6 +20,9 @@ bool onednn_built();
 
 // "reference" or "onednn"; parse throws naming the accepted values.
 CpuCompute parse_cpu_compute(const std::string& name);
+// The path KILN_CPU_COMPUTE asks for (the default when unset): the start value of cpu_compute().
+// Throws kiln::Error naming the variable for another value, or for onednn in a build without it.
+CpuCompute cpu_compute_from_environment();
 const char* cpu_compute_name(CpuCompute compute);
 
 // One line for a run's header: "oneDNN 2.6.3, avx512_core_amx kernels" or

@@ -5,10 +5,14 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <optional>
 
 namespace kiln::log {
 
 std::shared_ptr<spdlog::logger> logger();
+// The level a KILN_LOG_LEVEL value names (info when null or empty), or nullopt for a name spdlog
+// does not know (trace, debug, info, warn or warning, err or error, critical, off).
+std::optional<spdlog::level::level_enum> parse_log_level(const char* name);
 
 template <typename... Args> void debug(spdlog::format_string_t<Args...> f, Args&&... args) {
   logger()->debug(f, std::forward<Args>(args)...);

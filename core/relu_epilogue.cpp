@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
 
 namespace kiln {
 
@@ -36,7 +37,9 @@ ReluEpilogue parse_relu_epilogue(const char* name) {
   if (name == nullptr || *name == '\0' || std::string_view(name) == "separate")
     return ReluEpilogue::separate;
   if (std::string_view(name) == "fused") return ReluEpilogue::fused;
-  KILN_THROW("KILN_RELU_EPILOGUE='{}': expected fused or separate", name);
+  KILN_THROW("KILN_RELU_EPILOGUE={}: expected fused or separate (or unset it: separate is the "
+             "default)",
+             excerpt(name));
 }
 
 const char* relu_epilogue_name(ReluEpilogue epilogue) {

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <new>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
+#include "kiln/core/input_file.h"
 
 namespace kiln {
 
@@ -42,24 +42,30 @@ bool parse_number(std::string_view cell, float* out) {
   return ec == std::errc() && end == cell.data() + cell.size() && std::isfinite(*out);
 }
 
+// The first line of `rest`, removed from it. A line ends at \n, \r\n or a lone \r (the
+// files of classic Mac OS, and of some spreadsheets' "CSV (Macintosh)" export).
+std::string_view take_line(std::string_view& rest) {
+  const std::size_t eol = rest.find_first_of("\r\n");
+  const std::string_view line = rest.substr(0, eol);
+  if (eol == std::string_view::npos)
+    rest = {};
+  else
+    rest.remove_prefix(rest.compare(eol, 2, "\r\n") == 0 ? eol + 2 : eol + 1);
+  return line;
+}
+
 bool blank(std::string_view line) { return trim(line).empty(); }
 
 }  // namespace
 
-CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
+CsvDataset::CsvDataset(const std::string& path, CsvOptions options) try
     : path_(path), float_target_(options.float_target) {
   KILN_CHECK(!float_target_ || options.num_classes == 0,
              "{}: a float target column has no classes, but {} were asked for", path,
              options.num_classes);
-  std::ifstream file(path, std::ios::binary);
-  KILN_CHECK(file.good(), "cannot open CSV file {}", path);
-  KILN_CHECK(!std::filesystem::is_directory(path), "{} is a folder; a file was expected", path);
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec) check_fits_in_memory(size, path);
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  const std::string text = buffer.str();
+  const InputFile file(path, "CSV file");  // a regular file only: /dev/zero would never end
+  check_fits_in_memory(file.size(), path);
+  const std::string text = file.read_all();
   // A UTF-8 byte order mark (spreadsheets write one) is not part of the first cell.
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
@@ -71,9 +77,7 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
   std::string_view rest(text);
   if (rest.starts_with(kBom)) rest.remove_prefix(kBom.size());
   for (std::int64_t line_number = 1; !rest.empty(); ++line_number) {
-    const std::size_t eol = rest.find('\n');
-    const std::string_view line = rest.substr(0, eol);
-    rest.remove_prefix(eol == std::string_view::npos ? rest.size() : eol + 1);
+    const std::string_view line = take_line(rest);
     if (blank(line)) continue;
     const auto cells = split(line, options.delimiter);
     row_values.resize(cells.size());
@@ -102,7 +106,8 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
                    path, options.label_column);
         const auto it = std::find(column_names_.begin(), column_names_.end(), options.label_column);
         KILN_CHECK(it != column_names_.end(), "{} has no column named '{}'; its columns are {}",
-                   path, options.label_column, fmt::join(column_names_, ", "));
+                   path, options.label_column,
+                   bare_excerpt(fmt::format("{}", fmt::join(column_names_, ", ")), 4 * kExcerptBytes));
         label_column_ = static_cast<int>(it - column_names_.begin());
       } else {
         const int n = static_cast<int>(columns);
@@ -119,9 +124,9 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
       for (std::size_t c = 0; c < cells.size(); ++c) {
         float ignored;
         if (parse_number(cells[c], &ignored)) continue;
-        const std::string name = has_header() ? fmt::format(" ('{}')", column_names_[c]) : "";
-        KILN_THROW("{}: row {}, column {}{}: '{}' is not a number", path, line_number, c + 1, name,
-                   cells[c]);
+        const std::string name = has_header() ? fmt::format(" ({})", excerpt(column_names_[c])) : "";
+        KILN_THROW("{}: row {}, column {}{}: {} is not a number", path, line_number, c + 1, name,
+                   excerpt(cells[c]));
       }
     }
     const float label = row_values[static_cast<std::size_t>(label_column_)];
@@ -133,11 +138,11 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
       continue;
     }
     KILN_CHECK(label >= 0.0f && label == std::floor(label) && label < 2147483648.0f,
-               "{}: row {}, label column {}: '{}' is not a non-negative integer label (a "
+               "{}: row {}, label column {}: {} is not a non-negative integer label (a "
                "regression target? read it as a float: CsvOptions::float_target, or "
                "data spec csv:PATH:target=float)",
                path, line_number, label_column_ + 1,
-               cells[static_cast<std::size_t>(label_column_)]);
+               excerpt(cells[static_cast<std::size_t>(label_column_)]));
     labels_.push_back(static_cast<std::int32_t>(label));
     max_label = std::max(max_label, labels_.back());
     KILN_CHECK(options.num_classes == 0 || labels_.back() < options.num_classes,
@@ -153,6 +158,9 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options)
   if (!float_target_)
     num_classes_ =
         options.num_classes > 0 ? options.num_classes : classes_from_max_label(max_label, path);
+} catch (const std::bad_alloc&) {
+  KILN_THROW("CSV file {}: out of memory while reading it ({} rows of {} values read)", path,
+             rows_, values_.size());
 }
 
 void CsvDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
@@ -168,8 +176,8 @@ void CsvDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
 std::string CsvDataset::describe() const {
   const std::string target =
       float_target_
-          ? (has_header() ? fmt::format("float target '{}'",
-                                        column_names_[static_cast<std::size_t>(label_column_)])
+          ? (has_header() ? fmt::format("float target {}",
+                                        excerpt(column_names_[static_cast<std::size_t>(label_column_)]))
                           : fmt::format("float target in column {}", label_column_ + 1))
           : fmt::format("{} classes", num_classes_);
   return fmt::format("CSV {} ({} x {}, {})", path_, size(), shape_.str(), target);

@@ -12,6 +12,7 @@
 
 #include "kiln/core/checked_math.h"
 #include "kiln/core/error.h"
+#include "kiln/core/input_file.h"
 
 namespace kiln {
 
@@ -28,7 +29,9 @@ struct IdxArray {
 class GzFile {
  public:
   explicit GzFile(const std::string& path) : path_(path) {
-    KILN_CHECK(std::filesystem::is_regular_file(path), "IDX file {} does not exist", path);
+    std::error_code ec;
+    KILN_CHECK(std::filesystem::exists(path, ec), "IDX file {} does not exist", path);
+    { const InputFile regular(path, "IDX file"); }  // refuses a FIFO, a device or a folder by name
     file_ = gzopen(path.c_str(), "rb");
     KILN_CHECK(file_ != nullptr, "cannot open IDX file {}", path);
     gzbuffer(file_, 1 << 20);

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
 #include "kiln/data/image_io.h"
 
 namespace fs = std::filesystem;
@@ -94,7 +95,7 @@ ImageFolderDataset::ImageFolderDataset(const std::string& root, ImageFolderOptio
       if (e.is_regular_file() && !hidden(e.path()) && is_image(e.path()))
         images.push_back(e.path().string());
     KILN_CHECK(!images.empty(), "class folder {} holds no PNG or JPEG image (.png, .jpg, .jpeg)",
-               dir.string());
+               shown_path(dir.string()));
     std::sort(images.begin(), images.end());
     const auto label = static_cast<std::int32_t>(classes_.size());
     classes_.push_back(dir.filename().string());
@@ -120,7 +121,7 @@ void ImageFolderDataset::get(std::int64_t index, float* x_out, TargetOut y_out) 
              "{} is {} x {} pixels but {} (the first image) is {} x {}: the images of a folder "
              "must share one size, or give a size (ImageFolderOptions height and width) to resize "
              "them all",
-             path(index), image.height, image.width, files_.front(), options_.height,
+             shown_path(path(index)), image.height, image.width, shown_path(files_.front()), options_.height,
              options_.width);
   resize_normalize(image.pixels.data(), image.height, image.width, options_.channels, x_out,
                    options_.height, options_.width, options_.mean, options_.stddev);

@@ -12,10 +12,11 @@
 #include <png.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
+#include "kiln/core/input_file.h"
+#include "kiln/core/output_file.h"
 
 namespace kiln {
 
@@ -168,12 +169,12 @@ Image8 png_decode(const std::uint8_t* data, std::size_t size, int channels,
   std::memset(&image, 0, sizeof image);
   image.version = PNG_IMAGE_VERSION;
   KILN_CHECK(png_image_begin_read_from_memory(&image, data, size) != 0,
-             "cannot decode PNG image {}: {}", name, image.message);
+             "cannot decode PNG image {}: {}", shown_path(name), image.message);
   image.format = channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
   char problem[200];
   if (size_problem(image.height, image.width, channels, problem, sizeof problem) != nullptr) {
     png_image_free(&image);
-    KILN_THROW("cannot decode PNG image {}: {}", name, problem);
+    KILN_THROW("cannot decode PNG image {}: {}", shown_path(name), problem);
   }
   // Deflate expands at most 1032 times, and a row holds at least a filter byte and one bit per
   // pixel: a header claiming more than the file can hold is refused before the buffer is made.
@@ -181,7 +182,7 @@ Image8 png_decode(const std::uint8_t* data, std::size_t size, int channels,
       std::uint64_t{image.height} * (1 + (std::uint64_t{image.width} + 7) / 8);
   if (least_raw > 1032 * std::uint64_t{size} + 4096) {
     png_image_free(&image);
-    KILN_THROW("cannot decode PNG image {}: {}", name,
+    KILN_THROW("cannot decode PNG image {}: {}", shown_path(name),
                more_than_the_file_holds(image.height, image.width, size, problem, sizeof problem));
   }
   Image8 out{image.height, image.width, channels, std::vector<std::uint8_t>(PNG_IMAGE_SIZE(image))};
@@ -189,7 +190,7 @@ Image8 png_decode(const std::uint8_t* data, std::size_t size, int channels,
   if (ok == 0) {
     const std::string message = image.message;
     png_image_free(&image);
-    KILN_THROW("cannot decode PNG image {}: {}", name, message);
+    KILN_THROW("cannot decode PNG image {}: {}", shown_path(name), message);
   }
   return out;
 }
@@ -216,21 +217,20 @@ Image8 decode_image(const std::uint8_t* data, std::size_t size, int channels,
     Image8 out;
     JpegErrors errors;
     const char* error = jpeg_decode(data, size, channels, &out, &errors);
-    KILN_CHECK(error == nullptr, "cannot decode JPEG image {}: {}", name, error);
+    KILN_CHECK(error == nullptr, "cannot decode JPEG image {}: {}", shown_path(name), error);
     KILN_CHECK(out.channels == channels, "cannot decode JPEG image {}: {} channels instead of {}",
-               name, out.channels, channels);
+               shown_path(name), out.channels, channels);
     return out;
   }
-  KILN_THROW("cannot decode image {}: it is neither PNG nor JPEG ({} bytes, starting {:02x})", name,
+  KILN_THROW("cannot decode image {}: it is neither PNG nor JPEG ({} bytes, starting {:02x})",
+             shown_path(name),
              size, fmt::join(data, data + std::min<std::size_t>(size, 4), " "));
 }
 
 Image8 read_image(const std::string& path, int channels) {
-  std::ifstream file(path, std::ios::binary);
-  KILN_CHECK(file.good(), "cannot open image {}", path);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
-                                        std::istreambuf_iterator<char>());
-  return decode_image(bytes.data(), bytes.size(), channels, path);
+  const std::string bytes = read_input_file(path, "image");
+  return decode_image(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), channels,
+                      path);
 }
 
 void write_png(const std::string& path, const Image8& image) {
@@ -241,8 +241,15 @@ void write_png(const std::string& path, const Image8& image) {
   png.width = static_cast<png_uint_32>(image.width);
   png.height = static_cast<png_uint_32>(image.height);
   png.format = image.channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-  KILN_CHECK(png_image_write_to_file(&png, path.c_str(), 0, image.pixels.data(), 0, nullptr) != 0,
+  // Encoded in memory, then written as every output is (core/output_file.h): not through a link.
+  png_alloc_size_t size = 0;
+  KILN_CHECK(png_image_write_to_memory(&png, nullptr, &size, 0, image.pixels.data(), 0, nullptr) != 0,
              "cannot write PNG image {}: {}", path, png.message);
+  std::string bytes(size, '\0');
+  KILN_CHECK(png_image_write_to_memory(&png, bytes.data(), &size, 0, image.pixels.data(), 0, nullptr) != 0,
+             "cannot write PNG image {}: {}", path, png.message);
+  bytes.resize(size);
+  write_output_file(path, bytes, "the PNG image");
 }
 
 void write_jpeg(const std::string& path, const Image8& image, int quality) {
@@ -251,14 +258,11 @@ void write_jpeg(const std::string& path, const Image8& image, int quality) {
   unsigned long size = 0;
   JpegErrors errors;
   const char* error = jpeg_encode(&image, quality, &buffer, &size, &errors);
-  std::string message = error != nullptr ? error : "";
-  if (error == nullptr) {
-    std::ofstream file(path, std::ios::binary);
-    file.write(reinterpret_cast<const char*>(buffer), static_cast<std::streamsize>(size));
-    if (!file.good()) message = "the file could not be written";
-  }
+  const std::string message = error != nullptr ? error : "";
+  const std::string bytes = error == nullptr ? std::string(reinterpret_cast<const char*>(buffer), size) : "";
   std::free(buffer);
   KILN_CHECK(message.empty(), "cannot write JPEG image {}: {}", path, message);
+  write_output_file(path, bytes, "the JPEG image");
 }
 
 }  // namespace kiln

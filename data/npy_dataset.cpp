@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
 #include "kiln/data/npy_file.h"
 
 namespace kiln {
@@ -22,9 +23,9 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
     : path_(features_path) {
   const NpyArray x = read_npy(features_path);
   KILN_CHECK(x.descr == "<f4" || x.descr == "<f8" || x.descr == "|u1" || x.descr == "<u1",
-             "{}: features of dtype '{}' are not supported: use float32 ('<f4'), float64 ('<f8') "
+             "{}: features of dtype {} are not supported: use float32 ('<f4'), float64 ('<f8') "
              "or uint8 ('|u1')",
-             features_path, x.descr);
+             features_path, excerpt(x.descr));
   KILN_CHECK(!x.shape.empty(), "{}: features of shape () hold no samples: expected (N, ...)",
              features_path);
   for (std::size_t d = 0; d < x.shape.size(); ++d)
@@ -48,9 +49,9 @@ NpyDataset::NpyDataset(const std::string& features_path, NpyOptions options)
       label_source = options.labels_path;
     } else {
       KILN_CHECK(npy_is_integer(y.descr),
-                 "{}: labels of dtype '{}' are not supported: use an integer type (class labels) "
+                 "{}: labels of dtype {} are not supported: use an integer type (class labels) "
                  "or float32 / float64 (regression targets)",
-                 options.labels_path, y.descr);
+                 options.labels_path, excerpt(y.descr));
       KILN_CHECK(y.shape.size() == 1 || (y.shape.size() == 2 && y.shape[1] == 1),
                  "{}: labels of shape {} are not supported: expected (N) or (N, 1)",
                  options.labels_path, shape_text(y.shape));

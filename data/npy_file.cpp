@@ -5,12 +5,12 @@
 
 #include <bit>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <new>
 
 #include "kiln/core/checked_math.h"
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
+#include "kiln/core/input_file.h"
 #include "kiln/data/dataset.h"
 
 namespace kiln {
@@ -20,12 +20,16 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "the .npy reader assumes a little-endian host");
 
+// NumPy 2 makes arrays of at most 64 dimensions; a longer shape is a damaged header, and would
+// make every message that shows the shape as long as the header.
+constexpr std::size_t kMaxRank = 64;
+
 // The text after 'key': in the header, or throws.
 std::string_view value_of(std::string_view header, const char* key, const std::string& path) {
   const std::string quoted = fmt::format("'{}':", key);
   const std::size_t at = header.find(quoted);
   KILN_CHECK(at != std::string_view::npos, "{}: the .npy header has no '{}': {}", path, key,
-             header);
+             excerpt(header));
   std::string_view rest = header.substr(at + quoted.size());
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   return rest;
@@ -34,28 +38,34 @@ std::string_view value_of(std::string_view header, const char* key, const std::s
 std::vector<std::int64_t> parse_shape(std::string_view text, const std::string& path,
                                       std::string_view header) {
   KILN_CHECK(!text.empty() && text.front() == '(',
-             "{}: cannot read the shape in the .npy header {}", path, header);
+             "{}: cannot read the shape in the .npy header {}", path, excerpt(header));
   const std::size_t close = text.find(')');
   KILN_CHECK(close != std::string_view::npos, "{}: cannot read the shape in the .npy header {}",
-             path, header);
+             path, excerpt(header));
   std::vector<std::int64_t> shape;
   std::int64_t value = -1;
   for (char c : text.substr(1, close - 1)) {
     if (c >= '0' && c <= '9') {
       const std::int64_t digits = value < 0 ? 0 : value;
       KILN_CHECK(digits <= (INT64_MAX - 9) / 10,
-                 "{}: an extent in the .npy header's shape passes 2^63: {}", path, header);
+                 "{}: an extent in the .npy header's shape passes 2^63: {}", path, excerpt(header));
       value = digits * 10 + (c - '0');
     } else if (c == ',') {
-      KILN_CHECK(value >= 0, "{}: cannot read the shape in the .npy header {}", path, header);
+      KILN_CHECK(value >= 0, "{}: cannot read the shape in the .npy header {}", path, excerpt(header));
+      KILN_CHECK(shape.size() < kMaxRank,
+                 "{}: the .npy header's shape has more than {} dimensions (NumPy's limit): {}",
+                 path, kMaxRank, excerpt(header));
       shape.push_back(value);
       value = -1;
     } else {
       KILN_CHECK(c == ' ' || c == 'L', "{}: cannot read the shape in the .npy header {}", path,
-                 header);
+                 excerpt(header));
     }
   }
   if (value >= 0) shape.push_back(value);
+  KILN_CHECK(shape.size() <= kMaxRank,
+             "{}: the .npy header's shape has more than {} dimensions (NumPy's limit): {}", path,
+             kMaxRank, excerpt(header));
   return shape;
 }
 
@@ -81,7 +91,7 @@ std::int64_t NpyArray::numel() const {
 
 double NpyArray::at(std::int64_t i) const {
   const std::size_t size = npy_item_size(descr);
-  KILN_CHECK(size != 0, "{}: unsupported dtype '{}'", path, descr);
+  KILN_CHECK(size != 0, "{}: unsupported dtype {}", path, excerpt(descr));
   const std::uint8_t* p = bytes.data() + static_cast<std::size_t>(i) * size;
   auto load = [p](auto value) {
     std::memcpy(&value, p, sizeof value);
@@ -102,15 +112,14 @@ double NpyArray::at(std::int64_t i) const {
 }
 
 NpyArray read_npy(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  KILN_CHECK(file.good(), "cannot open .npy file {}", path);
-  KILN_CHECK(!std::filesystem::is_directory(path), "{} is a folder; a file was expected", path);
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec) check_fits_in_memory(size, path);
-  const std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(file)),
-                                       std::istreambuf_iterator<char>());
-  return parse_npy(data, path);
+  const InputFile file(path, ".npy file");  // a regular file only: /dev/zero would never end
+  check_fits_in_memory(file.size(), path);
+  const std::string data = file.read_all();
+  try {
+    return parse_npy({reinterpret_cast<const std::uint8_t*>(data.data()), data.size()}, path);
+  } catch (const std::bad_alloc&) {
+    KILN_THROW(".npy file {}: out of memory for a copy of its {} bytes", path, data.size());
+  }
 }
 
 NpyArray parse_npy(std::span<const std::uint8_t> data, const std::string& path) {
@@ -135,7 +144,7 @@ NpyArray parse_npy(std::span<const std::uint8_t> data, const std::string& path) 
   const std::string_view descr = value_of(header, "descr", path);
   const std::size_t end = descr.find('\'', 1);
   KILN_CHECK(descr.size() > 2 && descr.front() == '\'' && end != std::string_view::npos,
-             "{}: cannot read the dtype in the .npy header {}", path, header);
+             "{}: cannot read the dtype in the .npy header {}", path, excerpt(header));
   array.descr = std::string(descr.substr(1, end - 1));
   const std::string_view fortran = value_of(header, "fortran_order", path);
   KILN_CHECK(fortran.starts_with("False"),
@@ -146,18 +155,18 @@ NpyArray parse_npy(std::span<const std::uint8_t> data, const std::string& path) 
   const std::size_t item = npy_item_size(array.descr);
   KILN_CHECK(
       item != 0,
-      "{}: dtype '{}' is not supported: use float32 ('<f4'), float64 ('<f8'), uint8 ('|u1') or a "
+      "{}: dtype {} is not supported: use float32 ('<f4'), float64 ('<f8'), uint8 ('|u1') or a "
       "little-endian integer type",
-      path, array.descr);
+      path, excerpt(array.descr));
   const auto numel = checked_product(array.shape);
   const auto need_bytes = numel ? checked_mul(*numel, static_cast<std::int64_t>(item)) : numel;
   KILN_CHECK(need_bytes.has_value(),
-             "{}: shape ({}) of '{}' needs more than 2^63 bytes: a damaged .npy header?", path,
-             fmt::join(array.shape, ", "), array.descr);
+             "{}: shape ({}) of {} needs more than 2^63 bytes: a damaged .npy header?", path,
+             fmt::join(array.shape, ", "), excerpt(array.descr));
   const auto need = static_cast<std::size_t>(*need_bytes);
   const std::size_t have = data.size() - prefix - header_len;
-  KILN_CHECK(have >= need, "{} is truncated: shape ({}) of '{}' needs {} bytes of data, found {}",
-             path, fmt::join(array.shape, ", "), array.descr, need, have);
+  KILN_CHECK(have >= need, "{} is truncated: shape ({}) of {} needs {} bytes of data, found {}",
+             path, fmt::join(array.shape, ", "), excerpt(array.descr), need, have);
   array.bytes.assign(data.begin() + static_cast<std::ptrdiff_t>(prefix + header_len),
                      data.begin() + static_cast<std::ptrdiff_t>(prefix + header_len + need));
   return array;

@@ -1,4 +1,5 @@
-// POSIX open/write/fsync: std::ofstream cannot fsync.
+// POSIX open/write/fsync: std::ofstream cannot fsync. Files are opened through OutputFile, so
+// that none is written through a symbolic link.
 #include "kiln/io/durable_file.h"
 
 #include <fcntl.h>
@@ -7,10 +8,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "kiln/core/error.h"
+#include "kiln/core/input_file.h"
+#include "kiln/core/output_file.h"
 
 namespace kiln {
 
@@ -33,15 +34,9 @@ class Fd {
 }  // namespace
 
 void write_file_durably(const std::string& path, std::string_view bytes) {
-  Fd fd(path, O_WRONLY | O_CREAT | O_TRUNC);
-  KILN_CHECK(fd.get() >= 0, "cannot write '{}': {}", path, std::strerror(errno));
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    KILN_CHECK(n > 0, "writing '{}' failed (disk full?): {}", path, std::strerror(errno));
-    done += static_cast<std::size_t>(n);
-  }
-  KILN_CHECK(::fsync(fd.get()) == 0, "cannot sync '{}' to disk: {}", path, std::strerror(errno));
+  const OutputFile file(path, O_WRONLY | O_CREAT | O_TRUNC, "the");
+  file.write_all(bytes);
+  KILN_CHECK(::fsync(file.fd()) == 0, "cannot sync '{}' to disk: {}", path, std::strerror(errno));
 }
 
 void sync_folder(const std::string& path) {
@@ -53,22 +48,15 @@ void sync_folder(const std::string& path) {
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
   const std::string temporary = path + ".tmp";
-  write_file_durably(temporary, bytes);
   std::error_code ec;
+  std::filesystem::remove(temporary, ec);  // a leftover (or a planted link) is replaced, never followed
+  write_file_durably(temporary, bytes);
   std::filesystem::rename(temporary, path, ec);
   KILN_CHECK(!ec, "cannot rename '{}' to '{}': {}", temporary, path, ec.message());
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   sync_folder(folder.empty() ? "." : folder.string());
 }
 
-std::string read_whole_file(const std::string& path) {
-  KILN_CHECK(!std::filesystem::is_directory(path), "'{}' is a folder; a file was expected", path);
-  std::ifstream in(path, std::ios::binary);
-  KILN_CHECK(in.good(), "cannot open '{}': {}", path, std::strerror(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  KILN_CHECK(!in.bad(), "cannot read '{}': {}", path, std::strerror(errno));
-  return bytes.str();
-}
+std::string read_whole_file(const std::string& path) { return read_input_file(path, "file"); }
 
 }  // namespace kiln

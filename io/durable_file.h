@@ -16,7 +16,8 @@ void sync_folder(const std::string& path);
 // Writes `bytes` to `path` through a temporary file in the same folder and a rename, both
 // synced, so a crash leaves either the old file or the new one, never a torn one.
 void write_file_atomically(const std::string& path, std::string_view bytes);
-// The whole file; throws kiln::Error naming it when it cannot be read.
+// The whole file; throws kiln::Error naming it when it cannot be read or is not a regular file
+// (core/input_file.h).
 std::string read_whole_file(const std::string& path);
 
 }  // namespace kiln

@@ -13,6 +13,7 @@
 #include <fmt/chrono.h>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
 
 namespace kiln {
 
@@ -24,7 +25,7 @@ std::string read_holder(int fd) {
   std::string_view holder(text, n > 0 ? static_cast<std::size_t>(n) : 0);
   while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\0'))
     holder.remove_suffix(1);
-  return holder.empty() ? "another process" : std::string(holder);
+  return holder.empty() ? "another process" : bare_excerpt(holder, sizeof text);  // file content
 }
 
 std::string describe_this_process() {
@@ -37,28 +38,20 @@ std::string describe_this_process() {
 
 }  // namespace
 
-FolderLock::FolderLock(const std::string& folder, const std::string& what) {
-  const std::string path = folder + "/lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  KILN_CHECK(fd_ >= 0, "cannot create the lock file '{}' of {} '{}': {}", path, what, folder,
-             std::strerror(errno));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+FolderLock::FolderLock(const std::string& folder, const std::string& what)
+    : file_(folder + "/lock", O_RDWR | O_CREAT, fmt::format("{} '{}': the lock", what, folder)) {
+  if (::flock(file_.fd(), LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
-    const std::string holder = read_holder(fd_);
-    ::close(fd_);
-    fd_ = -1;
     KILN_CHECK(error == EWOULDBLOCK, "cannot lock {} '{}': {}", what, folder, std::strerror(error));
     KILN_THROW("{} '{}' is in use by another run ({}); wait for it to end or give another folder",
-               what, folder, holder);
+               what, folder, read_holder(file_.fd()));
   }
   const std::string me = describe_this_process();
   // Without the text the lock still holds; only a second run's message would lack the holder.
   [[maybe_unused]] const bool written =
-      ::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, me.data(), me.size(), 0) >= 0;
+      ::ftruncate(file_.fd(), 0) == 0 && ::pwrite(file_.fd(), me.data(), me.size(), 0) >= 0;
 }
 
-FolderLock::~FolderLock() {
-  if (fd_ >= 0) ::close(fd_);  // releases the flock
-}
+FolderLock::~FolderLock() = default;
 
 }  // namespace kiln

@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstring>
+#include <new>
+
+#include "kiln/core/excerpt.h"
 
 #include "kiln/io/durable_file.h"
 #include "kiln/io/safetensors_header.h"
@@ -61,10 +64,15 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& pat
   SafetensorsFile file;
   file.metadata = header.metadata;
   for (const SafetensorsEntry& e : header.entries) {
-    Tensor t = Tensor::empty(Shape(e.shape), e.dtype == "F32" ? DType::f32 : DType::i32);
-    if (t.nbytes() > 0)
-      std::memcpy(t.raw_data(), bytes.data() + header.data_start + e.begin, t.nbytes());
-    file.tensors.emplace(e.name, std::move(t));
+    try {
+      Tensor t = Tensor::empty(Shape(e.shape), e.dtype == "F32" ? DType::f32 : DType::i32);
+      if (t.nbytes() > 0)
+        std::memcpy(t.raw_data(), bytes.data() + header.data_start + e.begin, t.nbytes());
+      file.tensors.emplace(e.name, std::move(t));
+    } catch (const std::bad_alloc&) {
+      KILN_THROW("'{}': out of memory for tensor {} ({} bytes)", path, excerpt(e.name),
+                 e.end - e.begin);
+    }
   }
   return file;
 }

@@ -77,9 +77,14 @@ DataSplits held_out(std::shared_ptr<const Dataset> all, const DataSpecOptions& o
   return {spread(std::move(split.train), o.samples), std::move(split.test)};
 }
 
+struct CsvSource {
+  std::string path;
+  CsvOptions options;
+};
+
 // csv:PATH[:label=COLUMN][:target=class|float] — options peeled off the end, so that the path
 // itself may hold ':'.
-DataSplits csv_splits(std::string argument, const DataSpecOptions& o) {
+CsvSource csv_source(std::string argument) {
   CsvOptions options;
   for (;;) {
     const auto colon = argument.rfind(':');
@@ -114,7 +119,12 @@ DataSplits csv_splits(std::string argument, const DataSpecOptions& o) {
     argument.erase(colon);
   }
   KILN_CHECK(!argument.empty(), "data spec csv:PATH needs a file");
-  return held_out(std::make_shared<CsvDataset>(argument, options), o);
+  return {argument, options};
+}
+
+DataSplits csv_splits(const std::string& argument, const DataSpecOptions& o) {
+  CsvSource source = csv_source(argument);
+  return held_out(std::make_shared<CsvDataset>(source.path, std::move(source.options)), o);
 }
 
 DataSplits open_source(const std::string& spec, const DataSpecOptions& options);
@@ -161,13 +171,20 @@ DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
   return held_out(std::make_shared<ImageFolderDataset>(dir), o);
 }
 
+// npy:FEATURES[,LABELS]: the features file, then the labels file if there is one.
+std::vector<std::string> npy_files(const std::string& argument) {
+  const auto comma = argument.find(',');
+  if (comma == std::string::npos) return {argument};
+  return {argument.substr(0, comma), argument.substr(comma + 1)};
+}
+
 // npy:FEATURES[,LABELS] — labels from a second file, or the last column of a 2-D features array.
 DataSplits npy_splits(const std::string& argument, const DataSpecOptions& o) {
   KILN_CHECK(!argument.empty(), "data spec npy:FEATURES[,LABELS] needs a file");
-  const auto comma = argument.find(',');
+  const std::vector<std::string> files = npy_files(argument);
   NpyOptions options;
-  if (comma != std::string::npos) options.labels_path = argument.substr(comma + 1);
-  return held_out(std::make_shared<NpyDataset>(argument.substr(0, comma), options), o);
+  if (files.size() == 2) options.labels_path = files[1];
+  return held_out(std::make_shared<NpyDataset>(files[0], options), o);
 }
 
 DataSplits open_source(const std::string& spec, const DataSpecOptions& options) {
@@ -191,6 +208,11 @@ DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
   if (options.test_share)
     KILN_CHECK(*options.test_share >= 0.0 && *options.test_share < 1.0,
                "DataSpecOptions::test_share must be in [0, 1) (0: no test split), found {}", *options.test_share);
+  KILN_CHECK(!(options.test_share && !options.test_data.empty()),
+             "DataSpecOptions::test_share {} beside DataSpecOptions::test_data {}: the test samples "
+             "come from DataSpecOptions::test_data, so nothing is held out and "
+             "DataSpecOptions::test_share would be ignored; give one of the two",
+             options.test_share.value_or(0.0), options.test_data);
   DataSplits splits = open_source(spec, options);
   KILN_CHECK(!(splits.own_test_split && options.test_share),
              "DataSpecOptions::test_share {}: data spec {} has a test split of its own, so nothing of it is "
@@ -199,6 +221,15 @@ DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
              options.test_share.value_or(0.0), spec);
   if (!options.test_data.empty()) splits.test = test_source(splits, options);
   return splits;
+}
+
+std::vector<std::string> data_spec_files(const std::string& spec) {
+  const auto colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  const std::string argument = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  if (kind == "csv" && !argument.empty()) return {csv_source(argument).path};
+  if (kind == "npy" && !argument.empty()) return npy_files(argument);
+  return {};
 }
 
 }  // namespace kiln

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kiln/data/dataset.h"
 
@@ -46,5 +47,10 @@ struct DataSpecOptions {
 // Throws kiln::Error naming the spec and the accepted forms, or the data's own error; with
 // test_data, also when the two sources' samples or targets do not match.
 DataSplits open_data(const std::string& spec, const DataSpecOptions& options = {});
+
+// The files a data spec reads by name (csv's PATH, npy's FEATURES and LABELS), for the checks
+// that an output is none of them; the folders of fashion-mnist and images are not listed.
+// Throws kiln::Error for a malformed csv spec, as open_data would.
+std::vector<std::string> data_spec_files(const std::string& spec);
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include "kiln/core/excerpt.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/random.h"
 #include "kiln/io/durable_file.h"
@@ -54,8 +55,8 @@ void copy_by_name(const std::string& file, const std::map<std::string, Tensor>& 
                "'{}': tensor '{}' is {} but the model's is {}", file, name, it->second.str(), target->str());
   }
   for (const auto& [name, tensor] : tensors)
-    KILN_CHECK(targets.count(name) == 1, "'{}' holds tensor '{}' that this model does not have; is it "
-               "a file for another model?", file, name);
+    KILN_CHECK(targets.count(name) == 1, "'{}' holds tensor {} that this model does not have; is it "
+               "a file for another model?", file, excerpt(name));
   for (const auto& [name, target] : targets) copy(tensors.at(name), *target);
 }
 
@@ -109,8 +110,8 @@ void restore_generators(const SavedCheckpoint& saved, Module& model) {
   for (const auto& [name, gen] : model.generators()) targets[name] = gen;
   for (const auto& [name, g] : saved.state.generators) {
     const auto it = targets.find(name);
-    KILN_CHECK(it != targets.end(), "'{}' records the random generator '{}', which this model does not have: "
-               "the checkpoint is of another model", path, name);
+    KILN_CHECK(it != targets.end(), "'{}' records the random generator {}, which this model does not have: "
+               "the checkpoint is of another model", path, excerpt(name));
     it->second->set_state(g.seed, g.offset);
   }
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
 #include "kiln/io/durable_file.h"
 
 namespace fs = std::filesystem;
@@ -20,6 +21,18 @@ constexpr std::string_view kUnitPrefix = "ckpt-";
 // What an interrupted link replacement (replace_link) or a writer of the first layout leaves.
 constexpr std::string_view kTemporaryNames[] = {"latest.tmp", "model.safetensors.tmp",
                                                 "optimizer.safetensors.tmp", "state.json.tmp"};
+
+// Runs f, turning a std::filesystem error (a loop of links, a name too long, no permission) into
+// a kiln::Error naming the checkpoint folder and the path the file system refused.
+template <typename F>
+auto naming_the_path(const std::string& dir, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const fs::filesystem_error& e) {
+    KILN_THROW("checkpoint folder '{}': cannot use '{}': {}", dir, e.path1().string(),
+               e.code().message());
+  }
+}
 
 // The number of a unit's name ("ckpt-000007" -> 7), or -1 for any other name.
 long long unit_number(std::string_view name) {
@@ -38,8 +51,8 @@ long long latest_number(const fs::path& dir) {
   if (!fs::is_symlink(latest)) return -1;
   const std::string target = fs::read_symlink(latest).string();
   const long long n = unit_number(target);
-  KILN_CHECK(n >= 0, "'{}' points to '{}', which is not a checkpoint unit of this folder (ckpt-N)",
-             latest.string(), target);
+  KILN_CHECK(n >= 0, "'{}' points to {}, which is not a checkpoint unit of this folder (ckpt-N)",
+             latest.string(), excerpt(target));
   return n;
 }
 
@@ -56,7 +69,7 @@ void replace_link(const fs::path& link, const std::string& target) {
 }
 
 // `dir`, created if missing; checked before the lock file is made in it.
-const std::string& created_folder(const std::string& dir, int keep) {
+const std::string& checked_folder(const std::string& dir, int keep) {
   KILN_CHECK(keep >= 1, "TrainerOptions::keep_checkpoints must be at least 1, found {}", keep);
   KILN_CHECK(!fs::exists(dir) || fs::is_directory(dir),
              "TrainerOptions::checkpoint_dir '{}' is a file, not a folder: give a folder (it is created if missing)",
@@ -67,11 +80,15 @@ const std::string& created_folder(const std::string& dir, int keep) {
   return dir;
 }
 
+const std::string& created_folder(const std::string& dir, int keep) {
+  return naming_the_path(dir, [&]() -> const std::string& { return checked_folder(dir, keep); });
+}
+
 }  // namespace
 
 CheckpointFolder::CheckpointFolder(const std::string& dir, int keep)
     : dir_(dir), keep_(keep), lock_(created_folder(dir, keep), "checkpoint folder") {
-  remove_leftovers();
+  naming_the_path(dir_, [&] { remove_leftovers(); });
 }
 
 void CheckpointFolder::remove_leftovers() const {
@@ -97,6 +114,10 @@ void CheckpointFolder::remove_leftovers() const {
 }
 
 void CheckpointFolder::publish(const std::vector<std::pair<std::string, std::string>>& pieces) {
+  naming_the_path(dir_, [&] { publish_unit(pieces); });
+}
+
+void CheckpointFolder::publish_unit(const std::vector<std::pair<std::string, std::string>>& pieces) {
   long long next = std::max(1LL, latest_number(dir_) + 1);  // units count from ckpt-000001
   for (const fs::directory_entry& e : fs::directory_iterator(dir_))
     next = std::max(next, unit_number(e.path().filename().string()) + 1);
@@ -121,7 +142,9 @@ void CheckpointFolder::publish(const std::vector<std::pair<std::string, std::str
   remove_leftovers();
 }
 
-std::optional<std::string> find_checkpoint(const std::string& dir) {
+namespace {
+
+std::optional<std::string> find_unit(const std::string& dir) {
   const long long latest = latest_number(dir);
   if (latest >= 0) {
     const fs::path unit = fs::path(dir) / fs::read_symlink(fs::path(dir) / "latest");
@@ -133,6 +156,12 @@ std::optional<std::string> find_checkpoint(const std::string& dir) {
   }
   if (fs::is_regular_file(fs::path(dir) / "state.json")) return dir;  // the first layout
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> find_checkpoint(const std::string& dir) {
+  return naming_the_path(dir, [&] { return find_unit(dir); });
 }
 
 }  // namespace kiln

@@ -34,6 +34,7 @@ class CheckpointFolder {
 
  private:
   void remove_leftovers() const;
+  void publish_unit(const std::vector<std::pair<std::string, std::string>>& pieces);
 
   std::string dir_;
   int keep_;

@@ -1,30 +1,25 @@
-// JsonLog (training/json_log.h): append, flush, check — a full disk is an error, not a short log.
+// JsonLog (training/json_log.h): append, check — a full disk is an error, not a short log; the
+// file is opened as every output is (core/output_file.h), never through a symbolic link.
 #include "kiln/training/json_log.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <fcntl.h>
 
-#include "kiln/core/error.h"
+#include "kiln/core/output_file.h"
 #include "kiln/training/report_format.h"
 
 namespace kiln {
 
+namespace {
+constexpr const char* kWhat = "TrainerOptions::log_json";
+}  // namespace
+
 JsonLog::JsonLog(std::string path) : path_(std::move(path)) {
-  std::ofstream log(path_, std::ios::app);
-  KILN_CHECK(
-      log.good(),
-      "cannot open TrainerOptions::log_json file '{}' for appending: {} (does its folder exist?)",
-      path_, std::strerror(errno));
+  OutputFile(path_, O_WRONLY | O_APPEND | O_CREAT, kWhat);  // fails now rather than after an epoch
 }
 
 void JsonLog::on_epoch_end(Trainer& trainer, const EpochReport& report) {
   (void)trainer;
-  std::ofstream log(path_, std::ios::app);
-  KILN_CHECK(log.good(), "cannot append to TrainerOptions::log_json file '{}'", path_);
-  log << to_json_line(report) << "\n" << std::flush;
-  KILN_CHECK(log.good(), "writing to TrainerOptions::log_json file '{}' failed (disk full?)",
-             path_);
+  OutputFile(path_, O_WRONLY | O_APPEND | O_CREAT, kWhat).write_all(to_json_line(report) + "\n");
 }
 
 }  // namespace kiln

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
 
 namespace kiln {
 
@@ -29,7 +30,7 @@ std::int64_t int_field(const nlohmann::json& j, const char* name, std::int64_t m
   const bool fits = v.is_number_integer() &&
                     !(v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX) &&
                     v.get<std::int64_t>() >= min;
-  KILN_CHECK(fits, "'{}': \"{}\" is {}: expected an integer of at least {}", path, name, v.dump(),
+  KILN_CHECK(fits, "'{}': \"{}\" is {}: expected an integer of at least {}", path, name, bare_excerpt(v.dump()),
              min);
   return v.get<std::int64_t>();
 }
@@ -37,19 +38,24 @@ std::int64_t int_field(const nlohmann::json& j, const char* name, std::int64_t m
 std::uint64_t unsigned_field(const nlohmann::json& j, const char* name, const std::string& path) {
   const nlohmann::json& v = field(j, name, path);
   KILN_CHECK(v.is_number_unsigned(), "'{}': \"{}\" is {}: expected a non-negative integer", path,
-             name, v.dump());
+             name, bare_excerpt(v.dump()));
   return v.get<std::uint64_t>();
 }
 
 std::string string_field(const nlohmann::json& j, const char* name, const std::string& path) {
   const nlohmann::json& v = field(j, name, path);
-  KILN_CHECK(v.is_string(), "'{}': \"{}\" is {}: expected a string", path, name, v.dump());
+  KILN_CHECK(v.is_string(), "'{}': \"{}\" is {}: expected a string", path, name, bare_excerpt(v.dump()));
+  // Kept strings are shown in later messages (a setting that differs on resume): no controls.
+  KILN_CHECK(is_plain_text(v.get_ref<const std::string&>()),
+             "'{}': \"{}\" is {}: expected plain text, without control characters", path, name,
+             bare_excerpt(v.dump()));
   return v.get<std::string>();
 }
 
 double double_field(const nlohmann::json& j, const char* name, const std::string& path) {
   const nlohmann::json& v = field(j, name, path);
-  KILN_CHECK(v.is_number(), "'{}': \"{}\" is {}: expected a number", path, name, v.dump());
+  KILN_CHECK(v.is_number(), "'{}': \"{}\" is {}: expected a number", path, name,
+             bare_excerpt(v.dump()));
   return v.get<double>();
 }
 
@@ -94,7 +100,8 @@ nlohmann::ordered_json run_to_json(const RunDescription& r) {
 }
 
 RunDescription run_from_json(const nlohmann::json& j, const std::string& path) {
-  KILN_CHECK(j.is_object(), "'{}': \"run\" is {}: expected an object", path, j.dump());
+  KILN_CHECK(j.is_object(), "'{}': \"run\" is {}: expected an object", path,
+             bare_excerpt(j.dump()));
   RunDescription r;
   auto get_float = [&](const char* name, std::optional<float>& v) {
     if (j.contains(name)) v = static_cast<float>(double_field(j, name, path));
@@ -151,14 +158,15 @@ TrainingState parse_training_state(std::string_view text, const std::string& pat
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    KILN_THROW("'{}' is not a readable checkpoint state: {}", path, e.what());
+    KILN_THROW("'{}' is not a readable checkpoint state: {}", path,
+               bare_excerpt(e.what(), 4 * kExcerptBytes));
   }
   KILN_CHECK(j.is_object(), "'{}' is not a checkpoint state: expected a JSON object", path);
   if (j.contains("format")) {
     const std::string format = string_field(j, "format", path);
     KILN_CHECK(format == "kiln-checkpoint-1" || format == "kiln-checkpoint-2" || format == kFormat,
-               "'{}' is a checkpoint of format \"{}\"; this kiln reads kiln-checkpoint-1, 2 and {}",
-               path, format, kFormat);
+               "'{}' is a checkpoint of format {}; this kiln reads kiln-checkpoint-1, 2 and {}",
+               path, excerpt(format), kFormat);
   }
   TrainingState s;
   s.epoch = int_field(j, "epoch", 0, path);
@@ -179,10 +187,12 @@ TrainingState parse_training_state(std::string_view text, const std::string& pat
   if (j.contains("settings")) {
     const nlohmann::json& settings = j["settings"];
     KILN_CHECK(settings.is_object(), "'{}': \"settings\" is {}: expected an object", path,
-               settings.dump());
+               bare_excerpt(settings.dump()));
     for (const auto& [flag, value] : settings.items()) {
-      KILN_CHECK(value.is_string(), "'{}': setting \"{}\" is {}: expected a string", path, flag,
-                 value.dump());
+      KILN_CHECK(value.is_string() && is_plain_text(value.get_ref<const std::string&>()) &&
+                     is_plain_text(flag),
+                 "'{}': setting {} is {}: expected a string of plain text", path, excerpt(flag),
+                 bare_excerpt(value.dump()));
       s.legacy_settings[flag] = value.get<std::string>();
     }
   }
@@ -190,23 +200,23 @@ TrainingState parse_training_state(std::string_view text, const std::string& pat
   if (j.contains("generators")) {
     const nlohmann::json& generators = j["generators"];
     KILN_CHECK(generators.is_object(), "'{}': \"generators\" is {}: expected an object", path,
-               generators.dump());
+               bare_excerpt(generators.dump()));
     for (const auto& [name, g] : generators.items()) {
-      KILN_CHECK(g.is_object(), "'{}': generator \"{}\" is {}: expected {{seed, offset}}", path, name,
-                 g.dump());
+      KILN_CHECK(g.is_object(), "'{}': generator {} is {}: expected {{seed, offset}}", path, excerpt(name),
+                 bare_excerpt(g.dump()));
       s.generators[name] = {unsigned_field(g, "seed", path), unsigned_field(g, "offset", path)};
     }
   }
   if (j.contains("pieces")) {
     const nlohmann::json& pieces = j["pieces"];
     KILN_CHECK(pieces.is_object(), "'{}': \"pieces\" is {}: expected an object", path,
-               pieces.dump());
+               bare_excerpt(pieces.dump()));
     for (const auto& [name, piece] : pieces.items()) {
-      KILN_CHECK(piece.is_object(), "'{}': piece \"{}\" is {}: expected {{bytes, crc32}}", path,
-                 name, piece.dump());
+      KILN_CHECK(piece.is_object(), "'{}': piece {} is {}: expected {{bytes, crc32}}", path,
+                 excerpt(name), bare_excerpt(piece.dump()));
       const std::uint64_t crc = unsigned_field(piece, "crc32", path);
-      KILN_CHECK(crc <= UINT32_MAX, "'{}': piece \"{}\" has a CRC32 of {}, past 32 bits", path,
-                 name, crc);
+      KILN_CHECK(crc <= UINT32_MAX, "'{}': piece {} has a CRC32 of {}, past 32 bits", path,
+                 excerpt(name), crc);
       s.pieces[name] = {unsigned_field(piece, "bytes", path), static_cast<std::uint32_t>(crc)};
     }
   }

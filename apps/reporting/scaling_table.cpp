@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "kiln/core/error.h"
+#include "kiln/core/output_file.h"
 
 namespace kiln {
 
@@ -130,7 +131,7 @@ std::vector<ScalingRow> run_scaling_bench(const ScalingJob& job, const std::vect
   for (const ScalingRow& r : rows) text += "    " + scaling_command(job, r.ranks) + "\n";
   out << "\n" << text;
   std::filesystem::create_directories(job.work_dir);
-  std::ofstream(job.work_dir + "/scaling.md") << text;
+  write_output_file(job.work_dir + "/scaling.md", text, "bench --scaling's");
   out << fmt::format("\nwrote {}/scaling.md\n", job.work_dir);
   return rows;
 }

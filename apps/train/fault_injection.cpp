@@ -8,6 +8,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/training/trainer.h"
+#include "kiln/core/excerpt.h"
 
 namespace kiln {
 
@@ -20,7 +21,8 @@ FaultInjection::FaultInjection() {
   kind_ = kind;
   step_ = step;
   KILN_CHECK(fields == 3 && (kind_ == "fail" || kind_ == "hang") && rank_ >= 0 && step_ >= 0,
-             "KILN_INJECT_FAULT must read fail:RANK:STEP or hang:RANK:STEP, found '{}'", spec);
+             "KILN_INJECT_FAULT must read fail:RANK:STEP or hang:RANK:STEP, found {}",
+             excerpt(spec));
 }
 
 void FaultInjection::on_step_begin(Trainer& trainer, std::int64_t global_step) {
@@ -37,5 +39,14 @@ void FaultInjection::at_step(int rank, std::int64_t step) const {
   std::fflush(stderr);
   for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
 }
+
+namespace {
+constexpr EnvironmentVariable kTrainVariables[] = {
+    {"KILN_INJECT_FAULT", "fail:RANK:STEP or hang:RANK:STEP (tests of failure handling)",
+     [](const char*) { FaultInjection(); }},
+};
+}  // namespace
+
+std::span<const EnvironmentVariable> train_environment_variables() { return kTrainVariables; }
 
 }  // namespace kiln

@@ -7,9 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "kiln/training/observer.h"
+#include "kiln/core/environment.h"
 
 namespace kiln {
 
@@ -24,5 +26,8 @@ class FaultInjection : public TrainingObserver {
   int rank_ = -1;
   std::int64_t step_ = -1;
 };
+
+// train's own KILN_* variables (KILN_INJECT_FAULT), for check_environment at start-up.
+std::span<const EnvironmentVariable> train_environment_variables();
 
 }  // namespace kiln

@@ -1,25 +1,23 @@
 // train: trains a model on one device and reports where the time goes — the article's
 // measurement — ending with a diagnosis of the bottleneck. With only --device it trains the
-// article's network on Fashion-MNIST. Errors print one message and exit 1; Ctrl-C finishes the
-// step, saves a checkpoint (with --checkpoint) and exits 130. Data parallel over GPUs with
+// article's network on Fashion-MNIST. Errors print one message and exit 1; Ctrl-C, SIGTERM and
+// SIGHUP finish the step, save a checkpoint (with --checkpoint) and exit 128 + the signal's number
+// (130, 143, 129: apps/train/stop_signals.h). Data parallel over GPUs with
 // --gpus 0,1,2, or as the ranks of `mpirun -np N train ...`; a failing rank ends the whole job.
 #include <CLI/CLI.hpp>
 
-#include <atomic>
-#include <csignal>
 #include <iostream>
 
 #include <kiln/kiln.h>
 #include <kiln/distributed/mpi_communicator.h>
 #include <kiln/distributed/rank_agreement.h>
+#include <kiln/apps/train/fault_injection.h>
+#include <kiln/apps/train/stop_signals.h>
 #include <kiln/apps/train/train_options.h>
 #include <kiln/apps/reporting/tuning.h>
 #include <kiln/apps/support/openmp_wait_policy.h>
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void on_interrupt(int) { g_stop = true; }
 
 void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_option("--device", o.device, "cpu, gpu or gpu:N")->capture_default_str();
@@ -103,8 +101,9 @@ int main(int argc, char** argv) {
   app.add_flag("--tune-loader", tune, "try workers x pinned memory and print the best setting");
   CLI11_PARSE(app, argc, argv);
   if (!options.gpus.empty() && app.count("--device") == 0) options.device = "gpu";
-  std::signal(SIGINT, on_interrupt);
+  kiln::install_stop_signals();
   try {
+    kiln::check_environment(kiln::train_environment_variables());  // before any data is read
     if (tune) {
       kiln::tune_loader(options, std::cout);
       return 0;
@@ -114,13 +113,14 @@ int main(int argc, char** argv) {
       kiln::find_batch_size(options, std::cout, 32, gpu ? 65536 : 4096);
       return 0;
     }
-    const kiln::TrainResult result = kiln::train(options, std::cout, &g_stop);
+    const kiln::TrainResult result = kiln::train(options, std::cout, kiln::stop_requested());
     if (result.interrupted) {
-      std::cout << (options.checkpoint_dir.empty()
-                        ? "interrupted; no --checkpoint folder, so nothing was saved\n"
-                        : "interrupted; checkpoint saved in " + options.checkpoint_dir +
+      std::cout << "interrupted by " << kiln::stop_signal_name()
+                << (options.checkpoint_dir.empty()
+                        ? "; no --checkpoint folder, so nothing was saved\n"
+                        : "; checkpoint saved in " + options.checkpoint_dir +
                               " (continue with --resume)\n");
-      return 130;
+      return kiln::stop_exit_status();
     }
     return 0;
   } catch (const kiln::RanksDisagree& e) {

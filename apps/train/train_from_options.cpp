@@ -19,6 +19,7 @@
 #include "kiln/training/checkpoint.h"
 #include "kiln/apps/train/fault_injection.h"
 #include "kiln/apps/train/flag_words.h"
+#include "kiln/apps/train/file_checks.h"
 #include "kiln/apps/train/train_checks.h"
 #include "kiln/apps/train/train_options.h"
 #include "kiln/training/trainer.h"
@@ -73,6 +74,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
     o.log_json.clear();
   }
   check_options(o);
+  check_file_flags_are_used(o);
+  check_outputs_are_no_inputs(o);
   const int world = comm.world_size();
   KILN_CHECK(o.batch_size % world == 0,
              "--batch-size {} is the global batch and must split evenly over the {} ranks; use a multiple "

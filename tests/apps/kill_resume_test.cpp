@@ -21,11 +21,15 @@
 #include <vector>
 
 #include "kiln/training/checkpoint.h"
+#include "tests/apps/child_process.h"
 #include "tests/support/train_testing.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using kiln::testing::start;
+using kiln::testing::wait_for;
+using kiln::testing::weights_of;
 
 // Small enough for a few seconds, with a checkpoint every 8 steps and big enough pieces (about 1.6
 // MB) that some kills land while one is written.
@@ -37,34 +41,6 @@ std::vector<std::string> train_args(const std::string& dir, bool resume) {
       "--threads",    "1",          "--quiet",        "--checkpoint", dir};
   if (resume) args.emplace_back("--resume");
   return args;
-}
-
-// Starts `args` with its stderr sent to `err_path`.
-pid_t start(const std::vector<std::string>& args, const std::string& err_path = "/dev/null") {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(err, STDERR_FILENO);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-int wait_for(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-std::string weights_of(const std::string& dir) {
-  const auto saved = kiln::read_checkpoint(dir);
-  if (!saved) return "";
-  std::ifstream in(saved->folder + "/model.safetensors", std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // Whether a kill left a unit half written or written but not published (removed on restart).

@@ -229,3 +229,14 @@ TEST(ImageFolderDataset, AnImageOfAnotherSizeIsAnErrorUnlessASizeIsGiven) {
       error_message([&] { ImageFolderDataset(dir.string(), ImageFolderOptions{.height = 4}); }),
       "image size must give both height and width");
 }
+
+TEST(ImageFolderDataset, FileNamesFoundOnDiskAreEscapedInMessages) {
+  const auto dir = kiln::testing::fresh_folder("images_hostile_names");
+  kiln::testing::write_text(dir / "cat\x1b]0;owned\x07" / "a\x1b[2J.png", "not an image");
+  const ImageFolderDataset data(dir.string(), ImageFolderOptions{.height = 4, .width = 4});
+  std::vector<float> x(16);
+  std::int32_t y = 0;
+  const std::string message = error_message([&] { data.get(0, x.data(), &y); });
+  EXPECT_TRUE(kiln::testing::is_printable_message(message));
+  EXPECT_CONTAINS(message, "cat\\x1b]0;owned\\x07/a\\x1b[2J.png: it is neither PNG nor JPEG");
+}

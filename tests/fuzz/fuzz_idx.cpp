@@ -8,6 +8,7 @@
 #include "kiln/core/error.h"
 #include "kiln/data/idx_dataset.h"
 #include "tests/fuzz/fuzz_input_file.h"
+#include "tests/fuzz/fuzz_message.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::uint32_t count = 1;
@@ -29,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const kiln::IdxDataset dataset(images_path, labels_path);
     kiln::fuzz::read_last_sample(dataset);
-  } catch (const kiln::Error&) {
+  } catch (const kiln::Error& e) {
+    kiln::fuzz::check_message(e);
   }
   return 0;
 }

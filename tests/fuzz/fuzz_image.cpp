@@ -3,6 +3,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/data/image_io.h"
+#include "tests/fuzz/fuzz_message.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   for (int channels : {1, 3}) {
@@ -10,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const kiln::Image8 image = kiln::decode_image(data, size, channels, "fuzz-image");
       if (image.pixels.size() != static_cast<std::size_t>(image.height * image.width * channels))
         __builtin_trap();  // a decoded image must hold exactly its pixels
-    } catch (const kiln::Error&) {
+    } catch (const kiln::Error& e) {
+      kiln::fuzz::check_message(e);
     }
   }
   return 0;

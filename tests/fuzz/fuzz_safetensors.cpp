@@ -7,6 +7,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/io/safetensors_header.h"
+#include "tests/fuzz/fuzz_message.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
@@ -18,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (!copy.empty())
         std::memcpy(copy.data(), bytes.data() + header.data_start + e.begin, copy.size());
     }
-  } catch (const kiln::Error&) {
+  } catch (const kiln::Error& e) {
+    kiln::fuzz::check_message(e);
   }
   return 0;
 }

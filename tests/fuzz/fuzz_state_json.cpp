@@ -4,6 +4,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/training/training_state.h"
+#include "tests/fuzz/fuzz_message.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
@@ -16,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         again.run != state.run ||
         again.legacy_settings != state.legacy_settings || again.pieces != state.pieces)
       __builtin_trap();
-  } catch (const kiln::Error&) {
+  } catch (const kiln::Error& e) {
+    kiln::fuzz::check_message(e);
   }
   return 0;
 }

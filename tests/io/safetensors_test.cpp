@@ -125,3 +125,36 @@ TEST(Safetensors, BadShapesNameTheFileAndTensor) {
       handmade("f64.safetensors", R"({"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", 8);
   EXPECT_ERROR_HAS(dtype, "tensor 'w' is F64");
 }
+
+TEST(Safetensors, TensorNamesAndHeaderTextInMessagesAreEscapedAndBounded) {
+  using kiln::testing::is_printable_message;
+  // JSON decodes \u001b to the ESC byte: the name holds a sequence that retitles the terminal.
+  const std::string title = handmade(
+      "title.safetensors", R"({"\u001b]0;owned\u0007":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", 8);
+  EXPECT_TRUE(is_printable_message(load_error(title)));
+  EXPECT_ERROR_HAS(title, "tensor '\\x1b]0;owned\\x07' is F64");
+  const std::string long_name = "{\"" + std::string(1 << 20, 'n') + R"(":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})";
+  const std::string named = handmade("long_name.safetensors", long_name, 8);
+  EXPECT_TRUE(is_printable_message(load_error(named)));
+  EXPECT_ERROR_HAS(named, "(1048576 bytes) is F64");
+  const std::string value = R"({"w":{"dtype":"F32","shape":")" + std::string(1 << 20, 'v') + R"(","data_offsets":[0,4]}})";
+  EXPECT_TRUE(is_printable_message(load_error(handmade("long_value.safetensors", value, 4))));
+  const std::string junk = handmade("junk.safetensors", "{\"w\": \x1b[2J" + std::string(100000, 'j'), 0);
+  EXPECT_TRUE(is_printable_message(load_error(junk)));
+  EXPECT_ERROR_HAS(junk, "malformed safetensors header");
+  std::string deep = R"({"w":{"dtype":"F32","data_offsets":[0,4],"shape":[1)";
+  for (int d = 0; d < 1000; ++d) deep += ",1";
+  EXPECT_ERROR_HAS(handmade("deep.safetensors", deep + "]}}", 4), "has 1001 dimensions; at most 64");
+}
+
+TEST(Safetensors, ATensorNamedTwiceIsNamedAsSuch) {
+  const std::string twice = handmade(
+      "twice.safetensors",
+      R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+      8);
+  EXPECT_ERROR_HAS(twice, "names tensor 'w' twice");
+  const std::string nested = handmade(  // the same key in two entries is no duplicate
+      "nested.safetensors",
+      R"({"__metadata__":{"shape":"x"},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 4);
+  EXPECT_EQ(kiln::load_safetensors(nested).tensors.size(), 1u);
+}
