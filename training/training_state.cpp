@@ -61,7 +61,8 @@ double double_field(const nlohmann::json& j, const char* name, const std::string
 
 bool bool_field(const nlohmann::json& j, const char* name, const std::string& path) {
   const nlohmann::json& v = field(j, name, path);
-  KILN_CHECK(v.is_boolean(), "'{}': \"{}\" is {}: expected true or false", path, name, v.dump());
+  KILN_CHECK(v.is_boolean(), "'{}': \"{}\" is {}: expected true or false", path, name,
+             bare_excerpt(v.dump()));
   return v.get<bool>();
 }
 
