@@ -1,11 +1,19 @@
-// The handlers only store: an atomic flag and the signal's number (both lock-free, so safe in a
-// handler). The training loop polls the flag between steps (TrainerOptions::stop). SA_RESTART
-// keeps a read or write the signal lands in from failing with EINTR.
+// No handler: the stop signals are blocked in every thread, and one thread that runs nothing else
+// takes them with sigwait() and stores the signal's number and the flag (atomics, which the
+// training loop polls between steps: TrainerOptions::stop). A handler runs on whichever thread
+// the signal finds, at that thread's stack pointer, and oneDNN's JIT f32 GEMM kernels
+// (x64:gemm:jit of the system's oneDNN 2.6; fixed upstream in 3.11, oneDNN issue 4845) point rsp
+// at a heap workspace while they run: the kernel then wrote the signal frame into the heap, and a
+// later free() aborted with "corrupted size vs. prev_size while consolidating".
 #include "kiln/apps/train/stop_signals.h"
 
+#include <pthread.h>
 #include <signal.h>
 
 #include <cstring>
+#include <thread>
+
+#include "kiln/core/error.h"
 
 namespace kiln {
 
@@ -13,29 +21,32 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 std::atomic<int> g_signal{0};
-static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
-
-extern "C" void on_stop_signal(int signal) {
-  g_signal.store(signal);
-  g_stop.store(true);
-}
 
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 }  // namespace
 
 void install_stop_signals() {
-  struct sigaction action;
-  std::memset(&action, 0, sizeof action);
-  action.sa_handler = on_stop_signal;
-  action.sa_flags = SA_RESTART;
-  sigemptyset(&action.sa_mask);
+  sigset_t taken;
+  sigemptyset(&taken);
   for (int signal : kStopSignals) {
     // A signal the parent had ignored stays ignored: `nohup train ...` means no stop on SIGHUP.
     struct sigaction inherited;
     if (sigaction(signal, nullptr, &inherited) == 0 && inherited.sa_handler == SIG_IGN) continue;
-    sigaction(signal, &action, nullptr);
+    sigaddset(&taken, signal);
   }
+  // Blocked here, so in every thread started later too: they inherit the mask.
+  const int blocked = pthread_sigmask(SIG_BLOCK, &taken, nullptr);
+  KILN_CHECK(blocked == 0, "blocking the stop signals failed: {}", std::strerror(blocked));
+  // Detached: it touches nothing but the two atomics, so it may still wait as the process exits.
+  std::thread([taken] {
+    for (;;) {
+      int signal = 0;
+      if (sigwait(&taken, &signal) != 0) continue;  // only EINVAL, for a set of valid signals
+      g_signal.store(signal);
+      g_stop.store(true);
+    }
+  }).detach();
 }
 
 const std::atomic<bool>* stop_requested() { return &g_stop; }

@@ -9,8 +9,10 @@
 
 namespace kiln {
 
-// Installs the handlers (leaving a signal ignored that the parent ignored, as nohup does); the
-// flag they set is stop_requested(), for TrainerOptions::stop.
+// Blocks the stop signals (leaving a signal ignored that the parent ignored, as nohup does) and
+// starts the one thread that takes them, with sigwait(), and sets stop_requested(), for
+// TrainerOptions::stop: no signal handler ever runs on a training thread (stop_signals.cpp: why).
+// Call it in main() before any other thread starts; threads inherit the mask.
 void install_stop_signals();
 const std::atomic<bool>* stop_requested();
 
