@@ -159,8 +159,10 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) try
     num_classes_ =
         options.num_classes > 0 ? options.num_classes : classes_from_max_label(max_label, path);
 } catch (const std::bad_alloc&) {
-  KILN_THROW("CSV file {}: out of memory while reading it ({} rows of {} values read)", path,
-             rows_, values_.size());
+  // A constructor's handler may not touch members (they are destroyed): name the file only.
+  KILN_THROW("CSV file {}: out of memory while reading it; use a smaller file or a machine with "
+             "more memory",
+             path);
 }
 
 void CsvDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
