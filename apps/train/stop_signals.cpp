@@ -30,9 +30,13 @@ void install_stop_signals() {
   sigset_t taken;
   sigemptyset(&taken);
   for (int signal : kStopSignals) {
-    // A signal the parent had ignored stays ignored: `nohup train ...` means no stop on SIGHUP.
+    // An ignored SIGHUP stays ignored: `nohup train ...` means no stop on SIGHUP. SIGINT and
+    // SIGTERM are always taken, as before: a shell script's background job inherits an ignored
+    // SIGINT, and `kill -INT` must still stop it with a checkpoint.
     struct sigaction inherited;
-    if (sigaction(signal, nullptr, &inherited) == 0 && inherited.sa_handler == SIG_IGN) continue;
+    if (signal == SIGHUP && sigaction(signal, nullptr, &inherited) == 0 &&
+        inherited.sa_handler == SIG_IGN)
+      continue;
     sigaddset(&taken, signal);
   }
   // Blocked here, so in every thread started later too: they inherit the mask.
