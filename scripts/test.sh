@@ -9,6 +9,8 @@
 #                  stack traces, a quarter less compile time), the tests -O0 (tests/CMakeLists.txt).
 #   3. build-fuzz/ the libFuzzer targets of every file parser (clang, ASan + UBSan), each run
 #                  for FUZZ_SECONDS (default 15) on its corpus: scripts/fuzz.sh.
+# Tests that check an output with its real consumer get a Python venv outside the tree
+# (scripts/test-venv.sh) as KILN_TEST_PYTHON; they skip, visibly, where it cannot be made.
 # Exits non-zero if a build or any test fails; the later phases run even if phase 1's tests fail.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,6 +36,13 @@ trap report EXIT
 if [[ -x /usr/local/cuda/bin/nvcc ]]; then cuda=ON; else cuda=AUTO; fi
 
 phase "install-deps" bash scripts/install-deps.sh || exit 1
+
+# The test venv is optional: without it the tests that need it skip, visibly.
+if python=$(bash scripts/test-venv.sh); then
+  export KILN_TEST_PYTHON=$python
+else
+  echo "test.sh: no test venv (scripts/test-venv.sh failed): tests that need it skip"
+fi
 
 phase "build (Release)" bash -c "
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=$cuda &&
