@@ -13,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev        # tests and benchmarks
   libcli11-dev nlohmann-json3-dev                   # apps: command lines, specs and reports
   zlib1g-dev libpng-dev libjpeg-dev                 # data: compressed files, image folders
+  protobuf-compiler libprotobuf-dev                 # io: TensorBoard event files (and ONNX export)
   libopenmpi-dev openmpi-bin                        # data-parallel training across processes
   clang libclang-rt-14-dev                          # fuzz targets: libFuzzer, ASan (tests/fuzz/)
   dataset-fashion-mnist                             # real data, /usr/share/datasets/fashion-mnist

@@ -24,6 +24,8 @@ constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
     {"TrainerOptions::bucket_mb", "--bucket-mb"},
     {"TrainerOptions::cuda_graph", "--cuda-graph"},
     {"TrainerOptions::log_json", "--log-json"},
+    {"TensorBoardLogger's", "the --tensorboard"},
+    {"RunReport's", "the --report"},
     {"TrainerOptions::device on a GPU", "--device=gpu"},
     {"TrainerOptions::run.batch_size", "--batch-size"},
     {"DataLoaderOptions::num_workers", "--workers"},

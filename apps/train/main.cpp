@@ -71,6 +71,10 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
       "--resume or give an empty folder)");
   app.add_option("--init", o.init, "start from the weights of a safetensors file");
   app.add_option("--log-json", o.log_json, "append one JSON line per epoch to this file");
+  app.add_option("--tensorboard", o.tensorboard_dir,
+                 "write TensorBoard event files (scalars per epoch) into this folder");
+  app.add_option("--report", o.report_dir,
+                 "write report.html into this folder, rewritten after each epoch (open it in a browser)");
   app.add_flag("--quiet", o.quiet, "print nothing but errors");
   app.add_option("--gpus", o.gpus, "data-parallel over these GPUs from one process, e.g. --gpus 0,1,2 (NCCL)")
       ->delimiter(',');

@@ -22,6 +22,7 @@
 #include "kiln/apps/train/file_checks.h"
 #include "kiln/apps/train/train_checks.h"
 #include "kiln/apps/train/train_options.h"
+#include "kiln/training/tensorboard_logger.h"
 #include "kiln/training/trainer.h"
 
 namespace kiln {
@@ -62,6 +63,13 @@ void print_header(const TrainOptions& o, std::ostream& out, Device device, const
                        comm.describe(), train.options().batch_size);
 }
 
+// The observers of --tensorboard and --report, made before any data is read.
+std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o) {
+  std::vector<std::shared_ptr<TrainingObserver>> outputs;
+  if (!o.tensorboard_dir.empty()) outputs.push_back(std::make_shared<TensorBoardLogger>(o.tensorboard_dir));
+  return outputs;
+}
+
 }  // namespace
 
 namespace {
@@ -72,6 +80,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   if (comm.rank() != 0) {  // rank 0 speaks for the job
     o.quiet = true;
     o.log_json.clear();
+    o.tensorboard_dir.clear();
+    o.report_dir.clear();
   }
   check_options(o);
   check_file_flags_are_used(o);
@@ -104,6 +114,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   t.max_steps = o.max_steps;
   t.stop = stop;
   const auto faults = std::make_shared<FaultInjection>();  // a bad KILN_INJECT_FAULT fails here
+  const std::vector<std::shared_ptr<TrainingObserver>> outputs = run_outputs(o);  // a bad folder too
 
   Generator gen(o.seed);
   const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data});
@@ -142,6 +153,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
       make_optimizer(o.optimizer, model.net->parameters(), o.lr, optimizer_settings);
   Trainer trainer(*model.net, *optimizer, *loss, t);
   trainer.add_observer(faults);
+  for (const auto& output : outputs) trainer.add_observer(output);
   trainer.set_schedule(parse_schedule(o.schedule, o.lr, trainer.steps_per_epoch(train_loader) * o.epochs));
   if (o.resume)
     KILN_CHECK(trainer.resume(),

@@ -53,6 +53,10 @@ struct TrainOptions {
   bool resume = false;         // continue from checkpoint_dir's checkpoint, which must exist
   std::string init;      // safetensors weights to start from
   std::string log_json;  // JSON lines, one per epoch
+  // Run outputs (rank 0): TensorBoard event files (training/tensorboard_logger.h) and the HTML run
+  // report (training/run_report.h), each in a folder created if missing; empty: none.
+  std::string tensorboard_dir;
+  std::string report_dir;
   bool quiet = false;
   bool evaluate = true;  // run the test split after each epoch
   std::int64_t max_steps = 0;  // stop after this many steps of each epoch (0: whole epochs)
