@@ -135,7 +135,9 @@ int run(BenchOptions b) {
   write(b.out_dir + "/speedup.md", markdown);
   write(b.out_dir + "/speedup.csv", kiln::speedup_csv(rows));
   write(b.out_dir + "/speedup.svg", kiln::speedup_svg(rows));
-  std::cout << fmt::format("\nwrote {0}/speedup.md, {0}/speedup.csv and {0}/speedup.svg\n", b.out_dir);
+  write(b.out_dir + "/speedup.html", kiln::speedup_html(rows));
+  std::cout << fmt::format("\nwrote {0}/speedup.md, {0}/speedup.csv, {0}/speedup.svg and {0}/speedup.html\n",
+                           b.out_dir);
   return 0;
 }
 
@@ -157,7 +159,7 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "cpu or gpu: the same as --cpu-only or --gpu-only")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->excludes("--cpu-only", "--gpu-only");
-  app.add_option("--out", b.out_dir, "folder for speedup.md, speedup.csv and speedup.svg")->capture_default_str();
+  app.add_option("--out", b.out_dir, "folder for speedup.md, speedup.csv, speedup.svg and speedup.html")->capture_default_str();
   app.add_option("--precision", b.precision, "matrix products: fp32, tf32 (GPU rows) or bf16 (core/precision.h)")->capture_default_str();
   app.add_flag("--cuda-graph", b.cuda_graph,
                "GPU rows: each step (forward, backward, update) as one CUDA graph");

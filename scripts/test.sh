@@ -10,7 +10,8 @@
 #   3. build-fuzz/ the libFuzzer targets of every file parser (clang, ASan + UBSan), each run
 #                  for FUZZ_SECONDS (default 15) on its corpus: scripts/fuzz.sh.
 # Tests that check an output with its real consumer get a Python venv outside the tree
-# (scripts/test-venv.sh) as KILN_TEST_PYTHON; they skip, visibly, where it cannot be made.
+# (scripts/test-venv.sh) as KILN_TEST_PYTHON, and Debian's chromium for the HTML pages; they skip,
+# visibly, where either cannot be had.
 # Exits non-zero if a build or any test fails; the later phases run even if phase 1's tests fail.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -42,6 +43,20 @@ if python=$(bash scripts/test-venv.sh); then
   export KILN_TEST_PYTHON=$python
 else
   echo "test.sh: no test venv (scripts/test-venv.sh failed): tests that need it skip"
+fi
+
+# Headless Chromium for the tests that open kiln's HTML pages (about 290 MB with its dependencies,
+# so not in install-deps' list): installed when missing and possible; otherwise they skip, visibly.
+if ! command -v chromium >/dev/null; then
+  if ((EUID == 0)) || command -v sudo >/dev/null; then
+    sudo=(); ((EUID == 0)) || sudo=(sudo)
+    echo "test.sh: installing chromium for the HTML page tests"
+    { "${sudo[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq \
+        --no-install-recommends chromium; } >/dev/null 2>&1 ||
+      echo "test.sh: chromium could not be installed: the HTML page tests skip"
+  else
+    echo "test.sh: no chromium and no root to install it: the HTML page tests skip"
+  fi
 fi
 
 phase "build (Release)" bash -c "

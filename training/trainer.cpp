@@ -109,6 +109,7 @@ struct Trainer::Impl {
   bool stop_requested = false;
   std::int64_t steps_left_hint = 1000;  // the recorded update's rows, outside fit_epoch
   bool interrupted = false;             // the last epoch was ended by a stop request
+  RunFingerprint fingerprint;           // set once the options are checked
 
   Impl(Module& m, Optimizer& opt, Loss& l, TrainerOptions options, std::unique_ptr<Communicator> single)
       : model(m), optimizer(opt), loss(l), o(std::move(options)), own_comm(std::move(single)),
@@ -277,9 +278,9 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                p->name, p->value.device().str(), r.device.str());
   check_optimizer_updates_model(model, optimizer);
   set_matmul_precision(precision);
-  const RunFingerprint fingerprint{o.run, describe_structure(model), matmul_precision_name(precision),
-                                   o.bucket_mb, o.cuda_graph, o.max_steps};
-  check_ranks_agree(rank_settings(fingerprint), r.comm,
+  r.fingerprint = {o.run, describe_structure(model), matmul_precision_name(precision),
+                   o.bucket_mb, o.cuda_graph, o.max_steps};
+  check_ranks_agree(rank_settings(r.fingerprint), r.comm,
                     fmt::format("the ranks of this job ({}) describe different runs", r.comm.describe()),
                     "give every rank the same TrainerOptions");
   if (o.cuda_graph) {
@@ -419,6 +420,7 @@ void Trainer::request_stop() { impl_->stop_requested = true; }
 std::int64_t Trainer::steps_per_epoch(const DataLoader& train) const { return impl_->steps_per_epoch(train); }
 Diagnosis Trainer::diagnose(const EpochReport& report) const { return kiln::diagnose(report, machine_cores()); }
 const TrainingState& Trainer::state() const { return impl_->state; }
+const RunFingerprint& Trainer::fingerprint() const { return impl_->fingerprint; }
 Device Trainer::device() const { return impl_->device; }
 int Trainer::rank() const { return impl_->comm.rank(); }
 int Trainer::world_size() const { return impl_->comm.world_size(); }

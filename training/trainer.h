@@ -139,6 +139,9 @@ class Trainer {
   // schedule over the whole run must span).
   std::int64_t steps_per_epoch(const DataLoader& train) const;
   Diagnosis diagnose(const EpochReport& report) const;
+  // What this run is (training/run_fingerprint.h): TrainerOptions::run, the model's structure and
+  // the settings that change the numbers, as the ranks compare them (the run report shows it).
+  const RunFingerprint& fingerprint() const;
   const TrainingState& state() const;
   Device device() const;
   int rank() const;

@@ -1,5 +1,7 @@
 #include "kiln/apps/reporting/speedup_table.h"
 
+#include "kiln/io/html.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,16 +18,6 @@ double slowest(const std::vector<SpeedupRow>& rows) {
   return s;
 }
 
-std::string escape_xml(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
-  }
-  return out;
-}
 }  // namespace
 
 std::vector<SpeedupRow> article_rows() {
@@ -72,18 +64,36 @@ std::string speedup_svg(const std::vector<SpeedupRow>& rows) {
       "font-size=\"13\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"10\" y=\"22\" font-size=\"15\">Seconds per epoch of the article workload (log scale)</text>\n",
       label_w + bar_w + 90, height);
+  // One series, a bar per row: what a page's test (or script) counts.
+  svg += fmt::format("<g data-series=\"seconds per epoch\" data-points=\"{}\">\n", rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     const int y = top + row_h * static_cast<int>(i);
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", label_w - 8, y + 17,
-                       escape_xml(r.device));
+                       html_escape(r.device));
     svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", label_w, y + 4,
                        x_of(r.epoch_seconds) - label_w, row_h - 8, r.from_article ? "#9e9e9e" : "#d9541e");
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{:.1f} s</text>\n", x_of(r.epoch_seconds) + 5, y + 17,
                        r.epoch_seconds);
   }
-  svg += "</svg>\n";
+  svg += "</g>\n</svg>\n";
   return svg;
+}
+
+std::string speedup_html(const std::vector<SpeedupRow>& rows) {
+  const double base = slowest(rows);
+  std::string body = "<h1>kiln bench: CPU vs GPU on the article workload</h1>\n"
+                     "<p class=\"note\">Seconds per 160,000-sample epoch of the 5-layer network, the time 160 "
+                     "epochs take, and the speedup over the slowest row; the article's rows in grey.</p>\n";
+  body += "<figure>" + speedup_svg(rows) + "</figure>\n";
+  body += "<table>\n<tr><th>device</th><th>s / epoch</th><th>160 epochs</th><th>speedup</th><th>note</th></tr>\n";
+  for (const SpeedupRow& r : rows)
+    body += fmt::format("<tr><td>{}</td><td class=\"num\">{:.1f}</td><td class=\"num\">{}</td>"
+                        "<td class=\"num\">{:.1f}x</td><td>{}</td></tr>\n",
+                        html_escape(r.device), r.epoch_seconds, html_escape(format_duration(r.epoch_seconds * kArticleEpochs)),
+                        base / r.epoch_seconds, html_escape(r.note));
+  body += "</table>\n" + html_rendered_marker();
+  return html_document({"kiln bench: speedup", "", body, ""});
 }
 
 }  // namespace kiln

@@ -1,7 +1,7 @@
 // The article's CPU-vs-GPU table: epoch times of the article workload (the 5-layer network on
 // 160,000 samples) measured here, beside the article's own — laptop CPU 1474 s, GT 750M 403 s,
 // GTX 1080 Ti 36 s per epoch — with the time 160 epochs take and the speedup over the slowest
-// row, as Markdown, CSV and an SVG bar chart on a log scale.
+// row, as Markdown, CSV, an SVG bar chart on a log scale and an HTML page of both.
 #pragma once
 
 #include <string>
@@ -22,5 +22,7 @@ std::string format_duration(double seconds);
 std::string speedup_markdown(const std::vector<SpeedupRow>& rows);
 std::string speedup_csv(const std::vector<SpeedupRow>& rows);
 std::string speedup_svg(const std::vector<SpeedupRow>& rows);
+// A self-contained page (io/html.h): the SVG inline and the table, for a browser.
+std::string speedup_html(const std::vector<SpeedupRow>& rows);
 
 }  // namespace kiln

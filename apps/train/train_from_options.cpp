@@ -22,6 +22,7 @@
 #include "kiln/apps/train/file_checks.h"
 #include "kiln/apps/train/train_checks.h"
 #include "kiln/apps/train/train_options.h"
+#include "kiln/training/run_report.h"
 #include "kiln/training/tensorboard_logger.h"
 #include "kiln/training/trainer.h"
 
@@ -67,6 +68,10 @@ void print_header(const TrainOptions& o, std::ostream& out, Device device, const
 std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o) {
   std::vector<std::shared_ptr<TrainingObserver>> outputs;
   if (!o.tensorboard_dir.empty()) outputs.push_back(std::make_shared<TensorBoardLogger>(o.tensorboard_dir));
+  if (!o.report_dir.empty())
+    outputs.push_back(std::make_shared<RunReport>(
+        o.report_dir, RunReportOptions{fmt::format("kiln train: {} on {}", o.model, o.data), &train_flag_words(),
+                                       [](std::string name) { return in_flag_words(std::move(name)); }}));
   return outputs;
 }
 

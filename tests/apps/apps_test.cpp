@@ -112,7 +112,7 @@ TEST(TrainApp, UnparsableNumberIsACommandLineError) {
   EXPECT_NE(o.err.find("--epochs"), std::string::npos) << o.err;
 }
 
-TEST(BenchApp, WritesTheSpeedupTableAsMarkdownCsvAndSvg) {
+TEST(BenchApp, WritesTheSpeedupTableAsMarkdownCsvSvgAndHtml) {
   const std::string dir = kiln::testing::fresh_folder("apps_bench").string();
   const Outcome o = bench("--cpu-only --threads 1 --samples 512 --batch-size 64 --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.err;
@@ -125,6 +125,9 @@ TEST(BenchApp, WritesTheSpeedupTableAsMarkdownCsvAndSvg) {
   const std::string csv = read_file(dir + "/speedup.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;  // header, 3 article rows, 1 measured
   EXPECT_NE(read_file(dir + "/speedup.svg").find("<svg"), std::string::npos);
+  const std::string html = read_file(dir + "/speedup.html");
+  EXPECT_NE(html.find(read_file(dir + "/speedup.svg")), std::string::npos) << "the page holds the chart inline";
+  EXPECT_NE(html.find("<td>CPU, 1 thread (this machine, fp32)</td>"), std::string::npos) << html;
 }
 
 TEST(BenchApp, GpuOnlyWithoutAUsableGpuIsAnError) {

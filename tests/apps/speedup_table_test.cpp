@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "kiln/apps/reporting/speedup_table.h"
+#include "kiln/core/output_file.h"
+#include "tests/support/headless_chromium.h"
 
 TEST(SpeedupTable, ShowsTheArticleRowsWithTheir160EpochTimes) {
   auto rows = kiln::article_rows();
@@ -25,4 +27,20 @@ TEST(SpeedupTable, FormatsDurationsAsPeopleSayThem) {
   EXPECT_EQ(kiln::format_duration(36.0 * 160), "1 h 36 min");
   EXPECT_EQ(kiln::format_duration(90.0), "2 min");
   EXPECT_EQ(kiln::format_duration(7.25), "7.2 s");
+}
+
+TEST(SpeedupTable, HtmlPageOpensInChromiumWithABarPerRow) {
+  KILN_SKIP_WITHOUT_CHROMIUM();
+  auto rows = kiln::article_rows();
+  rows.push_back({"CPU <2 threads> & \"fast\"", 12.5, false, "measured"});
+  const std::string path = ::testing::TempDir() + "kiln_speedup_" + std::to_string(getpid()) + ".html";
+  kiln::write_output_file(path, kiln::speedup_html(rows), "the");
+  const kiln::testing::BrowserView view = kiln::testing::open_in_chromium(path, 1000, 600);
+  ASSERT_EQ(view.exit_code, 0) << view.console;
+  EXPECT_EQ(view.console, "") << "the page's console (script errors land there)";
+  EXPECT_NE(view.dom.find("data-rendered=\"1 charts, 1 series\""), std::string::npos) << view.dom;
+  EXPECT_EQ(kiln::testing::chart_series(view.dom),
+            (std::vector<std::pair<std::string, int>>{{"seconds per epoch", 4}}));
+  EXPECT_NE(view.dom.find("<td>CPU &lt;2 threads&gt; &amp; \"fast\"</td>"), std::string::npos) << view.dom;
+  EXPECT_TRUE(kiln::testing::is_png(view.screenshot, 5000)) << view.screenshot;
 }
