@@ -90,8 +90,9 @@ std::string speedup_html(const std::vector<SpeedupRow>& rows) {
   for (const SpeedupRow& r : rows)
     body += fmt::format("<tr><td>{}</td><td class=\"num\">{:.1f}</td><td class=\"num\">{}</td>"
                         "<td class=\"num\">{:.1f}x</td><td>{}</td></tr>\n",
-                        html_escape(r.device), r.epoch_seconds, html_escape(format_duration(r.epoch_seconds * kArticleEpochs)),
-                        base / r.epoch_seconds, html_escape(r.note));
+                        html_escape(r.device), r.epoch_seconds,
+                        html_escape(format_duration(r.epoch_seconds * kArticleEpochs)), base / r.epoch_seconds,
+                        html_escape(r.note));
   body += "</table>\n" + html_rendered_marker();
   return html_document({"kiln bench: speedup", "", body, ""});
 }
