@@ -79,4 +79,6 @@
 #include "kiln/training/nan_guard.h"
 #include "kiln/training/observer.h"
 #include "kiln/training/report_format.h"
+#include "kiln/training/run_report.h"
+#include "kiln/training/tensorboard_logger.h"
 #include "kiln/training/trainer.h"
