@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "kiln/apps/reporting/speedup_table.h"
 #include "kiln/core/output_file.h"
 #include "tests/support/headless_chromium.h"
@@ -43,4 +45,6 @@ TEST(SpeedupTable, HtmlPageOpensInChromiumWithABarPerRow) {
             (std::vector<std::pair<std::string, int>>{{"seconds per epoch", 4}}));
   EXPECT_NE(view.dom.find("<td>CPU &lt;2 threads&gt; &amp; \"fast\"</td>"), std::string::npos) << view.dom;
   EXPECT_TRUE(kiln::testing::is_png(view.screenshot, 5000)) << view.screenshot;
+  std::remove(path.c_str());
+  std::remove(view.screenshot.c_str());
 }
