@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "kiln/core/error.h"
@@ -41,6 +42,27 @@ std::string framed(const tensorboard::Event& event) {
   return tfrecord(bytes);
 }
 
+// Equal buckets over [min, max]; all values equal: one bucket holding them all.
+void fill_histogram(const std::vector<float>& values, tensorboard::HistogramProto& h) {
+  double lo = values.front(), hi = values.front(), sum = 0, squares = 0;
+  for (const float v : values) {
+    lo = std::min<double>(lo, v), hi = std::max<double>(hi, v);
+    sum += v, squares += static_cast<double>(v) * v;
+  }
+  h.set_min(lo), h.set_max(hi), h.set_num(static_cast<double>(values.size()));
+  h.set_sum(sum), h.set_sum_squares(squares);
+  const int buckets = hi > lo ? kHistogramBuckets : 1;
+  std::vector<double> counts(buckets, 0.0);
+  for (const float v : values) {
+    const int i = hi > lo ? static_cast<int>((v - lo) / (hi - lo) * buckets) : 0;
+    counts[std::clamp(i, 0, buckets - 1)] += 1;
+  }
+  for (int i = 0; i < buckets; ++i) {
+    h.add_bucket_limit(i + 1 == buckets ? hi : lo + (hi - lo) * (i + 1) / buckets);
+    h.add_bucket(counts[i]);
+  }
+}
+
 }  // namespace
 
 EventFileWriter::EventFileWriter(const std::string& dir, std::string_view what)
@@ -59,6 +81,19 @@ void EventFileWriter::add_scalars(std::int64_t step, const std::vector<Scalar>& 
     tensorboard::Summary::Value* value = event.mutable_summary()->add_value();
     value->set_tag(scalar.tag);
     value->set_simple_value(static_cast<float>(scalar.value));
+  }
+  file_.write_all(framed(event));
+}
+
+void EventFileWriter::add_histograms(std::int64_t step, const std::vector<Histogram>& histograms) {
+  tensorboard::Event event;
+  event.set_wall_time(seconds_since_epoch());
+  event.set_step(step);
+  for (const Histogram& histogram : histograms) {
+    if (histogram.values.empty()) continue;
+    tensorboard::Summary::Value* value = event.mutable_summary()->add_value();
+    value->set_tag(histogram.tag);
+    fill_histogram(histogram.values, *value->mutable_histo());
   }
   file_.write_all(framed(event));
 }

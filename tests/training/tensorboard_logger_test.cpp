@@ -1,9 +1,12 @@
 // TensorBoardLogger (training/tensorboard_logger.h), checked with its real consumer: TensorBoard's
 // own event reader (the `tensorboard` package in the test venv) reads the file back, and every
-// scalar's tag, step and value is what kiln logged. Without the venv it skips, visibly.
+// scalar's tag, step and value is what kiln logged, and each histogram's count, range and sum.
+// Without the venv it skips, visibly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -90,6 +93,63 @@ TEST(TensorBoardLogger, TensorBoardsReaderSeesEveryScalarKilnLoggedAtItsEpoch) {
   double value = 0;
   while (lines >> tag >> step >> value) read_back[{tag, step}] = value;
   EXPECT_EQ(read_back, logged) << read.out;
+}
+
+// Histograms: "tag step num min max sum bucket_total" per histogram.
+constexpr const char* kReadHistograms = R"(
+import sys
+from tensorboard.backend.event_processing import event_accumulator
+acc = event_accumulator.EventAccumulator(sys.argv[1], size_guidance={event_accumulator.HISTOGRAMS: 0})
+acc.Reload()
+for tag in acc.Tags()["histograms"]:
+    for e in acc.Histograms(tag):
+        h = e.histogram_value
+        print(tag, e.step, int(h.num), repr(h.min), repr(h.max), repr(h.sum), int(sum(h.bucket)))
+)";
+
+TEST(TensorBoardLogger, WeightAndGradientHistogramsEveryNEpochsReadBackWithTheirFigures) {
+  KILN_SKIP_WITHOUT_TEST_PYTHON();
+  kiln::Generator gen{7};
+  const auto net = kiln::mlp({1, 8, 2}, gen);
+  kiln::Sgd optimizer(net->parameters(), 0.1f);
+  kiln::CrossEntropyLoss loss;
+  kiln::DataLoader train{line_points(40), {.batch_size = 8}};
+  const std::string dir = fresh_dir("histograms");
+  kiln::Trainer trainer(*net, optimizer, loss);
+  trainer.add_observer(std::make_shared<kiln::TensorBoardLogger>(
+      dir, kiln::TensorBoardLoggerOptions{.histogram_every = 2, .model = net.get()}));
+  trainer.fit(train, 2);  // one histogram event, at step 2: the weights and gradients as they end
+
+  std::map<std::string, std::string> expected;
+  const auto figures = [](const std::vector<float>& v) {
+    double lo = v.front(), hi = v.front(), sum = 0;
+    for (const float x : v) lo = std::min<double>(lo, x), hi = std::max<double>(hi, x), sum += x;
+    std::ostringstream line;
+    line.precision(17);
+    line << "2 " << v.size() << " " << lo << " " << hi << " " << sum << " " << v.size();
+    return line.str();
+  };
+  for (const kiln::Parameter* p : net->parameters()) {
+    expected["weights/" + p->name] = figures(p->value.to_vector<float>());
+    expected["gradients/" + p->name] = figures(p->grad.to_vector<float>());
+  }
+  const kiln::testing::PythonRun read = kiln::testing::run_python(kReadHistograms, "'" + dir + "'");
+  ASSERT_EQ(read.exit_code, 0) << read.out;
+  std::map<std::string, std::string> read_back;
+  std::istringstream lines(read.out);
+  std::string tag;
+  long long step = 0, num = 0, total = 0;
+  double lo = 0, hi = 0, sum = 0;
+  int histograms = 0;
+  while (lines >> tag >> step >> num >> lo >> hi >> sum >> total) {
+    ++histograms;
+    std::ostringstream line;
+    line.precision(17);
+    line << step << " " << num << " " << lo << " " << hi << " " << sum << " " << total;
+    read_back[tag] = line.str();
+  }
+  EXPECT_EQ(read_back, expected) << read.out;
+  EXPECT_EQ(histograms, 8) << "two layers' weight and bias, and their gradients, at epoch 2 only";
 }
 
 TEST(TensorBoardLogger, AFolderThatIsAFileIsRefusedBeforeAnyWork) {
