@@ -24,6 +24,7 @@ constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
     {"TrainerOptions::bucket_mb", "--bucket-mb"},
     {"TrainerOptions::cuda_graph", "--cuda-graph"},
     {"TrainerOptions::log_json", "--log-json"},
+    {"TensorBoardLoggerOptions::histogram_every", "--tensorboard-histograms"},
     {"TensorBoardLogger's", "the --tensorboard"},
     {"RunReport's", "the --report"},
     {"TrainerOptions::device on a GPU", "--device=gpu"},

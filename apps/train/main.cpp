@@ -73,6 +73,9 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_option("--log-json", o.log_json, "append one JSON line per epoch to this file");
   app.add_option("--tensorboard", o.tensorboard_dir,
                  "write TensorBoard event files (scalars per epoch) into this folder");
+  app.add_option("--tensorboard-histograms", o.tensorboard_histograms,
+                 "with --tensorboard: weight and gradient histograms every N epochs (0: none)")
+      ->capture_default_str();
   app.add_option("--report", o.report_dir,
                  "write report.html into this folder, rewritten after each epoch (open it in a browser)");
   app.add_flag("--quiet", o.quiet, "print nothing but errors");

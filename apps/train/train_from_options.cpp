@@ -43,6 +43,8 @@ void check_options(const TrainOptions& o) {
              "--weight-decay must be >= 0, found {}", o.weight_decay);
   // --bucket-mb, --keep-checkpoints, --precision and --cuda-graph: the Trainer checks them.
   KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
+  KILN_CHECK(o.tensorboard_histograms == 0 || !o.tensorboard_dir.empty(),
+             "--tensorboard-histograms {} needs --tensorboard DIR to write them to", o.tensorboard_histograms);
   KILN_CHECK(o.dist_timeout_s >= 0, "--dist-timeout must be >= 0 seconds (0: no watchdog), found {}",
              o.dist_timeout_s);
 }
@@ -64,10 +66,13 @@ void print_header(const TrainOptions& o, std::ostream& out, Device device, const
                        comm.describe(), train.options().batch_size);
 }
 
-// The observers of --tensorboard and --report, made before any data is read.
-std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o) {
+// The observers of --tensorboard and --report, made before the Trainer (as --log-json's file is
+// opened by it), so a bad folder fails before any training.
+std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o, const Module& model) {
   std::vector<std::shared_ptr<TrainingObserver>> outputs;
-  if (!o.tensorboard_dir.empty()) outputs.push_back(std::make_shared<TensorBoardLogger>(o.tensorboard_dir));
+  if (!o.tensorboard_dir.empty())
+    outputs.push_back(std::make_shared<TensorBoardLogger>(
+        o.tensorboard_dir, TensorBoardLoggerOptions{o.tensorboard_histograms, &model}));
   if (!o.report_dir.empty())
     outputs.push_back(std::make_shared<RunReport>(
         o.report_dir, RunReportOptions{fmt::format("kiln train: {} on {}", o.model, o.data), &train_flag_words(),
@@ -86,6 +91,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
     o.quiet = true;
     o.log_json.clear();
     o.tensorboard_dir.clear();
+    o.tensorboard_histograms = 0;
     o.report_dir.clear();
   }
   check_options(o);
@@ -119,7 +125,6 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   t.max_steps = o.max_steps;
   t.stop = stop;
   const auto faults = std::make_shared<FaultInjection>();  // a bad KILN_INJECT_FAULT fails here
-  const std::vector<std::shared_ptr<TrainingObserver>> outputs = run_outputs(o);  // a bad folder too
 
   Generator gen(o.seed);
   const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data});
@@ -156,6 +161,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
 
   const std::unique_ptr<Optimizer> optimizer =
       make_optimizer(o.optimizer, model.net->parameters(), o.lr, optimizer_settings);
+  const std::vector<std::shared_ptr<TrainingObserver>> outputs = run_outputs(o, *model.net);
   Trainer trainer(*model.net, *optimizer, *loss, t);
   trainer.add_observer(faults);
   for (const auto& output : outputs) trainer.add_observer(output);

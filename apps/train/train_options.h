@@ -56,6 +56,7 @@ struct TrainOptions {
   // Run outputs (rank 0): TensorBoard event files (training/tensorboard_logger.h) and the HTML run
   // report (training/run_report.h), each in a folder created if missing; empty: none.
   std::string tensorboard_dir;
+  std::int64_t tensorboard_histograms = 0;  // weight and gradient histograms every N epochs (0: none)
   std::string report_dir;
   bool quiet = false;
   bool evaluate = true;  // run the test split after each epoch

@@ -25,6 +25,7 @@ std::string text_of(const std::filesystem::path& path) {
 TEST(TrainRunOutputs, TensorBoardAndReportFoldersGetTheirFiles) {
   kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 64, 2);
   o.tensorboard_dir = kiln::testing::fresh_checkpoint_dir("outputs_tensorboard");
+  o.tensorboard_histograms = 1;
   o.report_dir = kiln::testing::fresh_checkpoint_dir("outputs_report") + "/nested";
   std::ostringstream out;
   kiln::train(o, out);
@@ -32,6 +33,15 @@ TEST(TrainRunOutputs, TensorBoardAndReportFoldersGetTheirFiles) {
   for (const auto& entry : std::filesystem::directory_iterator(o.tensorboard_dir))
     event_files += entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0;
   EXPECT_EQ(event_files, 1);
+  o.tensorboard_dir.clear();
+  try {
+    kiln::train(o, out);
+    ADD_FAILURE() << "histograms without a folder were accepted";
+  } catch (const kiln::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--tensorboard-histograms 1 needs --tensorboard DIR"),
+              std::string::npos)
+        << e.what();
+  }
   const std::string page = text_of(o.report_dir + "/report.html");
   EXPECT_NE(page.find("kiln train: mlp:784-16-10 on article"), std::string::npos);
   EXPECT_NE(page.find("<tr><th>--lr</th><td><code>0.05</code></td></tr>"), std::string::npos)
