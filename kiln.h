@@ -34,6 +34,7 @@
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/gradient_check.h"
+#include "kiln/layers/gradient_ready_hook.h"
 #include "kiln/layers/layer_norm.h"
 #include "kiln/layers/linear.h"
 #include "kiln/layers/loss.h"

@@ -1,4 +1,4 @@
-// Reading a whole file kiln was given (a CSV, an .npy, a safetensors file for --init, a
+// Reading a whole file kiln was given (a CSV, an .npy, a safetensors file of initial weights, a
 // checkpoint's state): only a regular file is read, and only within the size the file system
 // states for it. A FIFO, a device (/dev/zero is endless) or a folder is refused by name instead
 // of being read until memory runs out, and an allocation that fails names the file and the size.

@@ -36,10 +36,6 @@ class Linear : public Module {
   Tensor backward_impl(const Tensor& dy) override;  // dy: (N, out) -> dx: (N, in)
 
  private:
-  // The weight's bf16 copy where layers keep one (core/ops.h, keeps_bf16_copies), made here
-  // when missing; else undefined.
-  const Tensor& weight_bf16();
-
   std::int64_t in_, out_;
   Parameter* weight_;
   Parameter* bias_ = nullptr;

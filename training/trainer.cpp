@@ -291,6 +291,7 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                "from inside backward; drop TrainerOptions::cuda_graph or the other ranks");
     const std::string blocker = model.graph_capture_blocker();
     KILN_CHECK(blocker.empty(), "TrainerOptions::cuda_graph cannot replay this model: {}; drop TrainerOptions::cuda_graph", blocker);
+    r.runner.recordable_optimizer();  // throws unless the optimizer's update can be recorded
   }
   model.set_input_grad_wanted(false);  // the input is data: no gradient of it to make
   r.record_run();
