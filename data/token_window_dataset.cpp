@@ -5,19 +5,24 @@
 
 namespace kiln {
 
-TokenWindowDataset::TokenWindowDataset(std::shared_ptr<const TokenSequence> tokens, TokenWindowOptions options)
+TokenWindowDataset::TokenWindowDataset(std::shared_ptr<const TokenSequence> tokens,
+                                       TokenWindowOptions options)
     : tokens_(std::move(tokens)), options_(options) {
   KILN_CHECK(tokens_ != nullptr, "TokenWindowDataset needs a token sequence");
   if (options_.end < 0) options_.end = tokens_->size();
-  KILN_CHECK(options_.context >= 1, "TokenWindowOptions::context must be at least 1, found {}", options_.context);
-  KILN_CHECK(0 <= options_.begin && options_.begin <= options_.end && options_.end <= tokens_->size(),
-             "TokenWindowOptions: positions [{}, {}) are not within the {} tokens of {}", options_.begin,
-             options_.end, tokens_->size(), tokens_->path());
+  KILN_CHECK(options_.context >= 1, "TokenWindowOptions::context must be at least 1, found {}",
+             options_.context);
+  KILN_CHECK(
+      0 <= options_.begin && options_.begin <= options_.end && options_.end <= tokens_->size(),
+      "TokenWindowOptions: positions [{}, {}) are not within the {} tokens of {}", options_.begin,
+      options_.end, tokens_->size(), tokens_->path());
   const std::int64_t length = options_.end - options_.begin;
   KILN_CHECK(length >= options_.context + 1,
-             "{} tokens at positions [{}, {}) of {} are fewer than one window of context {} and its next token "
+             "{} tokens at positions [{}, {}) of {} are fewer than one window of context {} and "
+             "its next token "
              "({}): use more text, a smaller context or a larger split",
-             length, options_.begin, options_.end, tokens_->path(), options_.context, options_.context + 1);
+             length, options_.begin, options_.end, tokens_->path(), options_.context,
+             options_.context + 1);
   windows_ = (length - 1) / options_.context;
 }
 
@@ -30,7 +35,8 @@ std::int64_t TokenWindowDataset::window_start(std::int64_t index, std::int64_t e
   const std::int64_t starts = options_.end - options_.begin - options_.context;  // s + T < end
   RandomStream rng(options_.seed, RandomPurpose::token_window, static_cast<std::uint64_t>(epoch),
                    static_cast<std::uint64_t>(index));
-  return options_.begin + static_cast<std::int64_t>(rng.next_below(static_cast<std::uint64_t>(starts)));
+  return options_.begin +
+         static_cast<std::int64_t>(rng.next_below(static_cast<std::uint64_t>(starts)));
 }
 
 void TokenWindowDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
@@ -50,9 +56,10 @@ void TokenWindowDataset::get_for_epoch(std::int64_t index, std::int64_t epoch, f
 }
 
 std::string TokenWindowDataset::describe() const {
-  return fmt::format("{} windows of {} tokens ({}) of positions [{}, {}) of {}", windows_, options_.context,
-                     options_.order == WindowOrder::random ? "random" : "in order", options_.begin, options_.end,
-                     tokens_->describe());
+  return fmt::format("{} windows of {} tokens ({}) of positions [{}, {}) of {}", windows_,
+                     options_.context,
+                     options_.order == WindowOrder::random ? "random" : "in order", options_.begin,
+                     options_.end, tokens_->describe());
 }
 
 }  // namespace kiln

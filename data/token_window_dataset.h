@@ -39,7 +39,8 @@ class TokenWindowDataset : public Dataset {
   std::int32_t num_classes() const override;
   Shape target_shape() const override { return Shape{options_.context}; }
   void get(std::int64_t index, float* x_out, TargetOut y_out) const override;
-  void get_for_epoch(std::int64_t index, std::int64_t epoch, float* x_out, TargetOut y_out) const override;
+  void get_for_epoch(std::int64_t index, std::int64_t epoch, float* x_out,
+                     TargetOut y_out) const override;
   std::string describe() const override;
 
   // The first token of window `index` in `epoch`.

@@ -58,20 +58,25 @@ std::vector<std::uint32_t> utf8_code_points(std::string_view text, const std::st
     const unsigned char lead = p[i];
     int length = 0;
     std::uint32_t c = 0, least = 0;
-    if (lead < 0x80) length = 1, c = lead;
-    else if ((lead & 0xE0) == 0xC0) length = 2, c = lead & 0x1F, least = 0x80;
-    else if ((lead & 0xF0) == 0xE0) length = 3, c = lead & 0x0F, least = 0x800;
-    else if ((lead & 0xF8) == 0xF0) length = 4, c = lead & 0x07, least = 0x10000;
+    if (lead < 0x80)
+      length = 1, c = lead;
+    else if ((lead & 0xE0) == 0xC0)
+      length = 2, c = lead & 0x1F, least = 0x80;
+    else if ((lead & 0xF0) == 0xE0)
+      length = 3, c = lead & 0x0F, least = 0x800;
+    else if ((lead & 0xF8) == 0xF0)
+      length = 4, c = lead & 0x07, least = 0x10000;
     bool ok = length > 0 && i + static_cast<std::size_t>(length) <= n;
     for (int k = 1; ok && k < length; ++k) {
       ok = (p[i + k] & 0xC0) == 0x80;
       c = (c << 6) | (p[i + k] & 0x3F);
     }
     ok = ok && c >= least && c <= kMaxCodePoint && !(c >= 0xD800 && c <= 0xDFFF);
-    KILN_CHECK(ok,
-               "{} is not UTF-8 text at byte {}: {}; read it as bytes (tokens:PATH, a vocabulary of "
-               "256) or convert it to UTF-8",
-               source, i, excerpt(text.substr(i, 8)));
+    KILN_CHECK(
+        ok,
+        "{} is not UTF-8 text at byte {}: {}; read it as bytes (tokens:PATH, a vocabulary of "
+        "256) or convert it to UTF-8",
+        source, i, excerpt(text.substr(i, 8)));
     out.push_back(c);
     i += static_cast<std::size_t>(length);
   }
@@ -100,8 +105,8 @@ std::string decode(const Vocabulary& vocabulary, const std::vector<std::int32_t>
   std::string out;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const std::int32_t id = ids[i];
-    KILN_CHECK(id >= 0 && id < vocabulary.size, "token {} at position {} is outside the vocabulary [0, {})",
-               id, i, vocabulary.size);
+    KILN_CHECK(id >= 0 && id < vocabulary.size,
+               "token {} at position {} is outside the vocabulary [0, {})", id, i, vocabulary.size);
     if (vocabulary.kind == VocabularyKind::bytes)
       out += static_cast<char>(static_cast<unsigned char>(id));
     else
@@ -113,16 +118,19 @@ std::string decode(const Vocabulary& vocabulary, const std::vector<std::int32_t>
 void check_vocabulary(const Vocabulary& v, const std::string& source) {
   KILN_CHECK(v.size >= 1, "{}: a vocabulary of {} tokens; expected at least 1", source, v.size);
   if (v.kind == VocabularyKind::bytes)
-    KILN_CHECK(v.size == 256 && v.symbols.empty(), "{}: a byte vocabulary has 256 tokens, found {}", source, v.size);
+    KILN_CHECK(v.size == 256 && v.symbols.empty(), "{}: a byte vocabulary has 256 tokens, found {}",
+               source, v.size);
   if (v.kind == VocabularyKind::ids)
-    KILN_CHECK(v.symbols.empty(), "{}: a vocabulary of ids lists no symbols, found {}", source, v.symbols.size());
+    KILN_CHECK(v.symbols.empty(), "{}: a vocabulary of ids lists no symbols, found {}", source,
+               v.symbols.size());
   if (v.kind != VocabularyKind::chars) return;
   KILN_CHECK(static_cast<std::int64_t>(v.symbols.size()) == v.size,
-             "{}: a character vocabulary of size {} lists {} code points", source, v.size, v.symbols.size());
+             "{}: a character vocabulary of size {} lists {} code points", source, v.size,
+             v.symbols.size());
   for (std::size_t i = 0; i < v.symbols.size(); ++i)
     KILN_CHECK(v.symbols[i] <= kMaxCodePoint && (i == 0 || v.symbols[i - 1] < v.symbols[i]),
-               "{}: the vocabulary's code point {} at {} is not ascending and below U+110000", source,
-               v.symbols[i], i);
+               "{}: the vocabulary's code point {} at {} is not ascending and below U+110000",
+               source, v.symbols[i], i);
 }
 
 }  // namespace kiln

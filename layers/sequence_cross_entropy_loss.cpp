@@ -4,9 +4,10 @@
 
 namespace kiln {
 
-SequenceCrossEntropyLoss::SequenceCrossEntropyLoss(std::int32_t ignore_index) : ignore_index_(ignore_index) {
-  KILN_CHECK(ignore_index != kNoIgnoreIndex, "SequenceCrossEntropyLoss: {} cannot be the ignore index",
-             ignore_index);
+SequenceCrossEntropyLoss::SequenceCrossEntropyLoss(std::int32_t ignore_index)
+    : ignore_index_(ignore_index) {
+  KILN_CHECK(ignore_index != kNoIgnoreIndex,
+             "SequenceCrossEntropyLoss: {} cannot be the ignore index", ignore_index);
 }
 
 std::string SequenceCrossEntropyLoss::describe() const {
@@ -17,9 +18,11 @@ const Tensor& SequenceCrossEntropyLoss::compute(const Tensor& logits, const Tens
   KILN_CHECK(logits.defined() && logits.rank() == 3 && logits.size(2) > 0,
              "SequenceCrossEntropyLoss: logits must be (batch, positions, vocabulary), found {}",
              logits.defined() ? logits.shape().str() : std::string("an undefined tensor"));
-  KILN_CHECK(labels.rank() == 2 && labels.size(0) == logits.size(0) && labels.size(1) == logits.size(1),
-             "SequenceCrossEntropyLoss: labels must be (batch, positions) = ({}, {}) to match logits {}, found {}",
-             logits.size(0), logits.size(1), logits.shape().str(), labels.shape().str());
+  KILN_CHECK(
+      labels.rank() == 2 && labels.size(0) == logits.size(0) && labels.size(1) == logits.size(1),
+      "SequenceCrossEntropyLoss: labels must be (batch, positions) = ({}, {}) to match logits {}, "
+      "found {}",
+      logits.size(0), logits.size(1), logits.shape().str(), labels.shape().str());
   const std::int64_t rows = logits.size(0) * logits.size(1);
   KILN_CHECK(rows > 0, "SequenceCrossEntropyLoss: an empty batch has no mean loss");
   const Device device = logits.device();
@@ -29,7 +32,8 @@ const Tensor& SequenceCrossEntropyLoss::compute(const Tensor& logits, const Tens
   Tensor& probs = reuse_buffer(probs_, flat_logits.shape(), DType::f32, device);
   Tensor& losses = reuse_buffer(losses_, {rows}, DType::f32, device);
   Tensor& counted = reuse_buffer(counted_, {rows}, DType::f32, device);
-  softmax_cross_entropy_forward_ignoring(flat_logits, labels_, ignore_index_, probs, losses, counted);
+  softmax_cross_entropy_forward_ignoring(flat_logits, labels_, ignore_index_, probs, losses,
+                                         counted);
   Tensor& loss_sum = reuse_buffer(loss_sum_, Shape{}, DType::f32, device);
   Tensor& count = reuse_buffer(count_, Shape{}, DType::f32, device);
   Tensor& loss = reuse_buffer(loss_, Shape{}, DType::f32, device);

@@ -69,20 +69,23 @@ TEST(TokenFile, NumbersCharactersBySortedDistinctCodePoints) {
 
 TEST(TokenFile, RefusesTextThatIsNotUtf8AsCharactersNamingTheByte) {
   const std::string path = write_text(fresh_folder("tok_badutf8") / "t.txt", "abc\xc3(def");
-  const std::string message = error_message([&] { TokenSequence(path, {.encoding = TokenEncoding::chars}); });
+  const std::string message =
+      error_message([&] { TokenSequence(path, {.encoding = TokenEncoding::chars}); });
   EXPECT_CONTAINS(message, "not UTF-8 text at byte 3");
   EXPECT_CONTAINS(message, "\\xc3");
 }
 
 TEST(TokenFile, NumbersATestTextByTheTrainingVocabularyAndRefusesNewCharacters) {
   const auto dir = fresh_folder("tok_testvocab");
-  const TokenSequence train(write_text(dir / "a.txt", "abcabc"), {.encoding = TokenEncoding::chars});
+  const TokenSequence train(write_text(dir / "a.txt", "abcabc"),
+                            {.encoding = TokenEncoding::chars});
   const TokenSequence test(write_text(dir / "b.txt", "cab"),
                            {.encoding = TokenEncoding::chars, .vocabulary = &train.vocabulary()});
   EXPECT_EQ(test[0], 2);
   EXPECT_EQ(test.vocabulary(), train.vocabulary());
   const std::string message = error_message([&] {
-    TokenSequence(write_text(dir / "c.txt", "abz"), {.encoding = TokenEncoding::chars, .vocabulary = &train.vocabulary()});
+    TokenSequence(write_text(dir / "c.txt", "abz"),
+                  {.encoding = TokenEncoding::chars, .vocabulary = &train.vocabulary()});
   });
   EXPECT_CONTAINS(message, "U+007A at character 2");
 }
@@ -104,17 +107,19 @@ TEST(TokenFile, RefusesAUint16TokenOutsideTheVocabularyNamingItsPosition) {
   std::vector<std::uint8_t> bytes;
   for (std::uint32_t t : {1u, 2u, 300u}) put_u16(bytes, t);
   const std::string path = write_bytes(fresh_folder("tok_u16_bad") / "train.bin", bytes);
-  const std::string message =
-      error_message([&] { TokenSequence(path, {.encoding = TokenEncoding::u16, .vocab_size = 256}); });
+  const std::string message = error_message(
+      [&] { TokenSequence(path, {.encoding = TokenEncoding::u16, .vocab_size = 256}); });
   EXPECT_CONTAINS(message, "token 300 at position 2 (byte 4");
   EXPECT_CONTAINS(message, path);
   bytes.push_back(9);  // an odd size: not whole tokens
   write_bytes(path, bytes);
-  EXPECT_CONTAINS(error_message([&] { TokenSequence(path, {.encoding = TokenEncoding::u16}); }), "odd number");
+  EXPECT_CONTAINS(error_message([&] { TokenSequence(path, {.encoding = TokenEncoding::u16}); }),
+                  "odd number");
 }
 
 TEST(TokenFile, RecognisesLlmcFilesByTheirMagic) {
-  const std::string path = write_bytes(fresh_folder("tok_llmc") / "val.bin", llmc_file({5, 50256, 0, 11}, 4));
+  const std::string path =
+      write_bytes(fresh_folder("tok_llmc") / "val.bin", llmc_file({5, 50256, 0, 11}, 4));
   const TokenSequence t(path);  // asked as text: the magic decides
   ASSERT_EQ(t.size(), 4);
   EXPECT_EQ(t[1], 50256);
@@ -129,14 +134,21 @@ TEST(TokenFile, RefusesHostileLlmcFilesClearly) {
   truncated.resize(100);
   EXPECT_CONTAINS(error_message([&] { TokenSequence(write_bytes(dir / "a.bin", truncated)); }),
                   "less than its 1024-byte header");
-  EXPECT_CONTAINS(error_message([&] { TokenSequence(write_bytes(dir / "b.bin", llmc_file({1, 2}, 1000))); }),
+  EXPECT_CONTAINS(error_message([&] {
+                    TokenSequence(write_bytes(dir / "b.bin", llmc_file({1, 2}, 1000)));
+                  }),
                   "states 1000 tokens, but the file holds room for 2");
-  EXPECT_CONTAINS(error_message([&] { TokenSequence(write_bytes(dir / "c.bin", llmc_file({1, 2}, -5))); }),
+  EXPECT_CONTAINS(error_message([&] {
+                    TokenSequence(write_bytes(dir / "c.bin", llmc_file({1, 2}, -5)));
+                  }),
                   "states -5 tokens");
-  EXPECT_CONTAINS(error_message([&] { TokenSequence(write_bytes(dir / "d.bin", llmc_file({1, 2, 3}, 2))); }),
+  EXPECT_CONTAINS(error_message([&] {
+                    TokenSequence(write_bytes(dir / "d.bin", llmc_file({1, 2, 3}, 2)));
+                  }),
                   "2 bytes follow the tokens");
-  EXPECT_CONTAINS(error_message([&] { TokenSequence(write_bytes(dir / "e.bin", llmc_file({1}, 1, 7))); }),
-                  "version 7");
+  EXPECT_CONTAINS(
+      error_message([&] { TokenSequence(write_bytes(dir / "e.bin", llmc_file({1}, 1, 7))); }),
+      "version 7");
   const std::string f = write_bytes(dir / "f.bin", llmc_file({1, 60000}, 2));
   EXPECT_CONTAINS(error_message([&] { TokenSequence(f, {.vocab_size = 50257}); }),
                   "token 60000 at position 1 (byte 1026");
@@ -149,7 +161,8 @@ std::string counting_text(int n) {
 }
 
 TEST(TokenWindowDataset, TargetsAreTheInputsShiftedByOne) {
-  auto tokens = std::make_shared<const TokenSequence>(write_text(fresh_folder("tok_win") / "t.txt", counting_text(200)));
+  auto tokens = std::make_shared<const TokenSequence>(
+      write_text(fresh_folder("tok_win") / "t.txt", counting_text(200)));
   const TokenWindowDataset data(tokens, {.context = 8, .seed = 3});
   EXPECT_EQ(data.size(), 199 / 8);
   EXPECT_EQ(data.sample_shape(), Shape{8});
@@ -168,14 +181,16 @@ TEST(TokenWindowDataset, TargetsAreTheInputsShiftedByOne) {
   }
   // Another epoch draws other windows.
   int same = 0;
-  for (std::int64_t i = 0; i < data.size(); ++i) same += data.window_start(i, 0) == data.window_start(i, 1);
+  for (std::int64_t i = 0; i < data.size(); ++i)
+    same += data.window_start(i, 0) == data.window_start(i, 1);
   EXPECT_LT(same, data.size());
 }
 
 TEST(TokenWindowDataset, BatchesAreTheSameForAnyNumberOfWorkers) {
-  auto tokens =
-      std::make_shared<const TokenSequence>(write_text(fresh_folder("tok_workers") / "t.txt", counting_text(3001)));
-  auto data = std::make_shared<const TokenWindowDataset>(tokens, TokenWindowOptions{.context = 16, .seed = 11});
+  auto tokens = std::make_shared<const TokenSequence>(
+      write_text(fresh_folder("tok_workers") / "t.txt", counting_text(3001)));
+  auto data = std::make_shared<const TokenWindowDataset>(
+      tokens, TokenWindowOptions{.context = 16, .seed = 11});
   std::vector<std::vector<float>> reference;
   for (int workers : {0, 1, 3}) {
     DataLoader loader(data, {.batch_size = 7, .seed = 5, .num_workers = workers});
@@ -186,7 +201,8 @@ TEST(TokenWindowDataset, BatchesAreTheSameForAnyNumberOfWorkers) {
         ASSERT_EQ(b.y.shape(), (Shape{b.x.size(0), 16}));
         ASSERT_EQ(b.y.dtype(), DType::i32);
         std::vector<float> both = b.x.to_vector<float>();
-        for (std::int32_t label : b.y.to_vector<std::int32_t>()) both.push_back(static_cast<float>(label));
+        for (std::int32_t label : b.y.to_vector<std::int32_t>())
+          both.push_back(static_cast<float>(label));
         seen.push_back(std::move(both));
       }
     if (reference.empty())
@@ -199,7 +215,8 @@ TEST(TokenWindowDataset, BatchesAreTheSameForAnyNumberOfWorkers) {
 
 TEST(TokenDataSpec, SplitsByPositionTheLastShareValidating) {
   const std::string path = write_text(fresh_folder("tok_split") / "t.txt", counting_text(1000));
-  const DataSplits splits = open_data("tokens:" + path + ":context=10", {.seed = 2, .test_share = 0.2});
+  const DataSplits splits =
+      open_data("tokens:" + path + ":context=10", {.seed = 2, .test_share = 0.2});
   const auto& train = dynamic_cast<const TokenWindowDataset&>(*splits.train);
   const auto& test = dynamic_cast<const TokenWindowDataset&>(*splits.test);
   ASSERT_TRUE(splits.vocabulary);
@@ -213,9 +230,11 @@ TEST(TokenDataSpec, SplitsByPositionTheLastShareValidating) {
   // The context from the caller (the model's) when the spec gives none; both must agree.
   EXPECT_EQ(open_data("tokens:" + path, {.context = 12}).train->sample_shape(), Shape{12});
   EXPECT_CONTAINS(error_message([&] { open_data("tokens:" + path); }), "needs a context length");
-  EXPECT_CONTAINS(error_message([&] { open_data("tokens:" + path + ":context=10", {.context = 12}); }),
-                  "must be as long as the model's context");
-  EXPECT_CONTAINS(error_message([&] { open_data("tokens:" + path + ":context=10:wide=1"); }), "unknown option");
+  EXPECT_CONTAINS(
+      error_message([&] { open_data("tokens:" + path + ":context=10", {.context = 12}); }),
+      "must be as long as the model's context");
+  EXPECT_CONTAINS(error_message([&] { open_data("tokens:" + path + ":context=10:wide=1"); }),
+                  "unknown option");
   EXPECT_FALSE(open_data("tokens:" + path + ":context=10", {.test_share = 0.0}).test);
 }
 
@@ -241,8 +260,10 @@ TEST(TokenDataSpec, TheVocabularyRoundTripsThroughACheckpointState) {
   EXPECT_EQ(*back.vocabulary, *state.vocabulary);
   state.vocabulary.reset();  // a state of other data records none, as older ones
   EXPECT_FALSE(parse_training_state(state_to_json(state), "state.json").vocabulary);
-  std::string broken = state_to_json(TrainingState{.batch_size = 1, .vocabulary = Vocabulary{VocabularyKind::chars, 2, {98, 97}}});
-  EXPECT_CONTAINS(error_message([&] { parse_training_state(broken, "state.json"); }), "not ascending");
+  std::string broken = state_to_json(
+      TrainingState{.batch_size = 1, .vocabulary = Vocabulary{VocabularyKind::chars, 2, {98, 97}}});
+  EXPECT_CONTAINS(error_message([&] { parse_training_state(broken, "state.json"); }),
+                  "not ascending");
 }
 
 }  // namespace

@@ -14,11 +14,12 @@ namespace {
 
 TEST(SequenceCrossEntropyLoss, IgnoredPositionsCountNothingInTheMeanAndGetNoGradient) {
   // B = 1, T = 3, V = 2; the middle position is ignored.
-  const Tensor logits = Tensor::from_vector(std::vector<float>{1.0f, 2.0f, 5.0f, -5.0f, 0.5f, -0.5f}, Shape{1, 3, 2});
+  const Tensor logits =
+      Tensor::from_vector(std::vector<float>{1.0f, 2.0f, 5.0f, -5.0f, 0.5f, -0.5f}, Shape{1, 3, 2});
   const Tensor labels = Tensor::from_vector(std::vector<std::int32_t>{0, -1, 1}, Shape{1, 3});
   SequenceCrossEntropyLoss loss;
-  const double loss0 = std::log(std::exp(1.0) + std::exp(2.0)) - 1.0;    // -log p(0) of row 0
-  const double loss2 = std::log(std::exp(0.5) + std::exp(-0.5)) + 0.5;   // -log p(1) of row 2
+  const double loss0 = std::log(std::exp(1.0) + std::exp(2.0)) - 1.0;   // -log p(0) of row 0
+  const double loss2 = std::log(std::exp(0.5) + std::exp(-0.5)) + 0.5;  // -log p(1) of row 2
   EXPECT_NEAR(loss.forward(logits, labels).item(), (loss0 + loss2) / 2.0, 1e-6);
   EXPECT_EQ(loss.counted_positions().item(), 2.0);
   const std::vector<float> d = loss.backward().to_vector<float>();
@@ -50,7 +51,8 @@ TEST(SequenceCrossEntropyLoss, RefusesMismatchedShapesAndIsWhatMakeLossGivesForS
   const std::string message = testing::error_message([&] {
     loss.forward(Tensor::zeros(Shape{2, 3, 4}), Tensor::zeros(Shape{2, 4}, DType::i32));
   });
-  EXPECT_NE(message.find("labels must be (batch, positions) = (2, 3)"), std::string::npos) << message;
+  EXPECT_NE(message.find("labels must be (batch, positions) = (2, 3)"), std::string::npos)
+      << message;
   EXPECT_TRUE(make_loss("cross-entropy", true)->reports_perplexity());
   EXPECT_FALSE(make_loss("cross-entropy")->reports_perplexity());
 }

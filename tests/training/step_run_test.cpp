@@ -38,7 +38,8 @@ class Bigram : public kiln::Module {
     const float* id = ids_.data<float>();
     float* out = y.data<float>();
     for (std::int64_t i = 0; i < x.numel(); ++i)
-      for (std::int64_t v = 0; v < vocab_; ++v) out[i * vocab_ + v] = table[static_cast<std::int64_t>(id[i]) * vocab_ + v];
+      for (std::int64_t v = 0; v < vocab_; ++v)
+        out[i * vocab_ + v] = table[static_cast<std::int64_t>(id[i]) * vocab_ + v];
     return y;
   }
   kiln::Tensor backward_impl(const kiln::Tensor& dy) override {
@@ -46,7 +47,8 @@ class Bigram : public kiln::Module {
     const float* id = ids_.data<float>();
     const float* d = dy.data<float>();
     for (std::int64_t i = 0; i < ids_.numel(); ++i)
-      for (std::int64_t v = 0; v < vocab_; ++v) grad[static_cast<std::int64_t>(id[i]) * vocab_ + v] += d[i * vocab_ + v];
+      for (std::int64_t v = 0; v < vocab_; ++v)
+        grad[static_cast<std::int64_t>(id[i]) * vocab_ + v] += d[i * vocab_ + v];
     return kiln::Tensor();
   }
 
@@ -80,7 +82,8 @@ struct StepRun {
 };
 
 std::string text_file(const std::string& name) {
-  return kiln::testing::write_text(kiln::testing::fresh_folder(name) / "text.txt", repetitive_text());
+  return kiln::testing::write_text(kiln::testing::fresh_folder(name) / "text.txt",
+                                   repetitive_text());
 }
 
 }  // namespace
@@ -105,7 +108,8 @@ TEST(StepRun, EvaluatesEveryIntervalWithLossAndPerplexityAndTheLossFalls) {
     EXPECT_TRUE(r.perplexity);
   }
   EXPECT_LT(result.epochs[2].test_loss, result.epochs[0].test_loss);
-  EXPECT_LT(result.epochs[2].test_loss, 0.7 * std::log(static_cast<double>(run.data.vocabulary->size)));
+  EXPECT_LT(result.epochs[2].test_loss,
+            0.7 * std::log(static_cast<double>(run.data.vocabulary->size)));
   const std::string printed = out.str();
   EXPECT_NE(printed.find("step 10/25"), std::string::npos) << printed;
   EXPECT_NE(printed.find(" ppl "), std::string::npos) << printed;
@@ -146,7 +150,8 @@ TEST(StepRun, AResumedRunContinuesAtItsStepAsIfUninterruptedAndRecordsTheVocabul
   ASSERT_EQ(rest.epochs.size(), 1u);
   EXPECT_EQ(rest.epochs[0].step, 30);
   EXPECT_EQ(rest.epochs[0].test_loss, whole.epochs.back().test_loss);
-  EXPECT_EQ(second.net.parameters()[0]->value.to_vector<float>(), straight.net.parameters()[0]->value.to_vector<float>());
+  EXPECT_EQ(second.net.parameters()[0]->value.to_vector<float>(),
+            straight.net.parameters()[0]->value.to_vector<float>());
   const auto saved = kiln::read_checkpoint(split_dir);
   ASSERT_TRUE(saved && saved->state.vocabulary);
   EXPECT_EQ(*saved->state.vocabulary, *second.data.vocabulary);
