@@ -31,6 +31,7 @@
 #include "kiln/layers/batch_norm2d.h"
 #include "kiln/layers/conv2d.h"
 #include "kiln/layers/cross_entropy_loss.h"
+#include "kiln/layers/sequence_cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/gradient_check.h"
@@ -66,8 +67,11 @@
 #include "kiln/data/npy_dataset.h"
 #include "kiln/data/subset_dataset.h"
 #include "kiln/data/tensor_dataset.h"
+#include "kiln/data/token_file.h"
+#include "kiln/data/token_window_dataset.h"
 #include "kiln/data/transformed_dataset.h"
 #include "kiln/data/transforms.h"
+#include "kiln/data/vocabulary.h"
 
 // Training: the Trainer, its observers, reports, diagnosis and checkpoints.
 #include "kiln/training/checkpoint.h"

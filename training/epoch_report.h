@@ -29,6 +29,11 @@ struct EpochReport {
   double samples_per_s = 0.0;
   double train_loss = NAN, train_accuracy = NAN;
   double test_loss = NAN, test_accuracy = NAN;  // accuracy NaN for float targets (regression)
+  // A run counted in steps (TrainerOptions::steps): the step this report ends at and the run's
+  // steps; 0 in an epoch-counted run.
+  std::int64_t step = 0, steps = 0;
+  // The loss is a sequence's cross-entropy: its perplexity exp(loss) is shown beside it.
+  bool perplexity = false;
   bool test_split = true;  // false: no test split was given (a test share of 0): nothing evaluated
 
   StageTotals stages;              // milliseconds per stage over the epoch

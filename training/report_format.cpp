@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 namespace kiln {
 
 namespace {
@@ -12,9 +14,11 @@ nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(
 
 std::string percent_or_dash(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f} %", 100.0 * v); }
 
-// "loss 0.1234 acc 91.0 %", or "loss 0.0123" alone for float targets (no accuracy).
-std::string loss_and_accuracy(double loss, double accuracy) {
+// "loss 0.1234 acc 91.0 %", or "loss 0.0123" alone for float targets (no accuracy), or
+// "loss 1.8800 ppl 6.55" for a sequence's tokens.
+std::string loss_and_accuracy(double loss, double accuracy, bool perplexity) {
   std::string text = fmt::format("loss {:.4f}", loss);
+  if (perplexity) text += fmt::format(" ppl {:.2f}", std::exp(loss));
   if (!std::isnan(accuracy)) text += " acc " + percent_or_dash(accuracy);
   return text;
 }
@@ -27,9 +31,10 @@ std::string epoch_label(std::int64_t epoch, std::int64_t epochs) {
 std::string format_epoch_summary(const EpochReport& r, std::int64_t epochs) {
   const std::string test = !r.test_split           ? "no test split"
                            : std::isnan(r.test_loss) ? "test not evaluated"
-                                                     : "test " + loss_and_accuracy(r.test_loss, r.test_accuracy);
-  return fmt::format("{}  {:.1f} s  {:.0f} samples/s  train {}  {}", epoch_label(r.epoch, epochs), r.wall_s,
-                     r.samples_per_s, loss_and_accuracy(r.train_loss, r.train_accuracy), test);
+                                                     : "test " + loss_and_accuracy(r.test_loss, r.test_accuracy, r.perplexity);
+  const std::string label = r.steps > 0 ? fmt::format("step {}/{}", r.step, r.steps) : epoch_label(r.epoch, epochs);
+  return fmt::format("{}  {:.1f} s  {:.0f} samples/s  train {}  {}", label, r.wall_s, r.samples_per_s,
+                     loss_and_accuracy(r.train_loss, r.train_accuracy, r.perplexity), test);
 }
 
 std::string format_stage_table(const EpochReport& r) {
@@ -63,7 +68,7 @@ std::string to_json_line(const EpochReport& r) {
     const auto s = static_cast<Stage>(i);
     stages[std::string(stage_name(s))] = {{"seconds", r.stages[s] / 1000.0}, {"percent", r.stage_percent(s)}};
   }
-  const nlohmann::json line = {{"epoch", r.epoch},
+  nlohmann::json line = {{"epoch", r.epoch},
           {"device", r.device},
           {"batch_size", r.batch_size},
           {"batches", r.batches},
@@ -89,6 +94,15 @@ std::string to_json_line(const EpochReport& r) {
           {"gpu_memory_total_mib", r.gpu_memory_total_mib},
           {"gpu_utilization_percent", r.gpu_utilization_percent >= 0 ? nlohmann::json(r.gpu_utilization_percent)
                                                                      : nlohmann::json(nullptr)}};
+  // Only where they apply, so that an epoch-counted run's lines stay as they were.
+  if (r.steps > 0) {
+    line["step"] = r.step;
+    line["steps"] = r.steps;
+  }
+  if (r.perplexity) {
+    line["train_perplexity"] = number_or_null(std::exp(r.train_loss));
+    line["test_perplexity"] = number_or_null(std::exp(r.test_loss));
+  }
   return line.dump();
 }
 
