@@ -41,7 +41,7 @@ std::string type_name(const Module& module) {
 }
 
 std::string where(const std::string& path) {
-  return path.empty() ? "the model itself" : "'" + path + "'";
+  return path.empty() ? "the root of the model" : "'" + path + "'";
 }
 
 // The module's own parameter or buffer `name` ("weight", "running_mean"), or null. A module's

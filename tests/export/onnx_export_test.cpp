@@ -182,6 +182,11 @@ TEST(OnnxExportErrors, AModuleWithoutAnOnnxFormIsNamedByPathAndType) {
       << message;
   EXPECT_NE(message.find("cannot write"), std::string::npos) << message;
   EXPECT_FALSE(std::filesystem::exists(path)) << "nothing is written";
+  Doubling alone;
+  EXPECT_NE(error_message([&] {
+              kiln::export_onnx(alone, kiln::Shape{3}, path);
+            }).find("the module at the root of the model is Doubling"),
+            std::string::npos);
 }
 
 TEST(OnnxExportErrors, AnInputTheModelDoesNotTakeIsTheModelsOwnError) {
