@@ -13,6 +13,7 @@ class ActivationLayer : public Module {
   std::string describe() const override;
   Shape output_shape(const Shape& input) const override { return input; }
   Activation kind() const { return kind_; }
+  float alpha() const { return alpha_; }  // LeakyReLU's negative slope
 
  protected:
   Tensor forward_impl(const Tensor& x) override;
