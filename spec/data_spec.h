@@ -7,7 +7,8 @@
 //                            labels (default) or float values (regression)
 //   npy:FEATURES[,LABELS]    an integer LABELS file gives classes, a float32/float64 one (N) or
 //                            (N, K) regression targets; without LABELS the last column is the label
-//   images:DIR               class folders; DIR/train and DIR/test when both exist
+//   images:DIR               class folders; DIR/train and DIR/test when both exist; DIR/train
+//                            (or DIR/test) alone when it is DIR's only folder
 // Options follow the path as ":key=value" and are read from the end, so a path may hold ':'
 // (only a tail like ":label=x" is taken as an option). Each source yields a train and a test
 // split; one without a test split of its own holds out `test_share` of its samples (every tenth
