@@ -129,9 +129,22 @@ CpuShare cpu_share_between(const CpuSample& a, const CpuSample& b) {
 }
 
 std::string describe_processes(const std::vector<ProcessShare>& others, std::size_t most) {
+  // Processes of one name together ("cc1plus 72 % (3 processes)"), busiest name first.
+  std::vector<std::pair<std::string, std::pair<double, int>>> by_name;
+  for (const ProcessShare& p : others) {
+    auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& n) { return n.first == p.name; });
+    if (it == by_name.end()) it = by_name.insert(by_name.end(), {p.name, {0.0, 0}});
+    it->second.first += p.cpu_percent;
+    it->second.second += 1;
+  }
+  std::stable_sort(by_name.begin(), by_name.end(),
+                   [](const auto& x, const auto& y) { return x.second.first > y.second.first; });
   std::vector<std::string> parts;
-  for (std::size_t i = 0; i < others.size() && i < most; ++i)
-    parts.push_back(fmt::format("{} {:.0f} %", others[i].name, others[i].cpu_percent));
+  for (std::size_t i = 0; i < by_name.size() && i < most; ++i) {
+    const auto& [name, share] = by_name[i];
+    parts.push_back(share.second == 1 ? fmt::format("{} {:.0f} %", name, share.first)
+                                      : fmt::format("{} {:.0f} % ({} processes)", name, share.first, share.second));
+  }
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

@@ -56,7 +56,7 @@ struct CpuShare {
 
 CpuShare cpu_share_between(const CpuSample& before, const CpuSample& after);
 
-// "cc1plus 95 %, make 3 %": the busiest `most` of `others`.
+// "cc1plus 95 %, make 3 %": the busiest `most` names of `others`, processes of one name summed.
 std::string describe_processes(const std::vector<ProcessShare>& others, std::size_t most = 3);
 
 }  // namespace kiln

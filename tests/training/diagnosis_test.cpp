@@ -198,3 +198,8 @@ TEST(Diagnosis, ReportsTheEpochWhereCpuUseFell) {
   epochs.resize(2);
   EXPECT_FALSE(kiln::diagnose(epochs, 2).has(kiln::Finding::cpu_share_fell));
 }
+
+TEST(CpuCompetition, NamesProcessesOfOneNameTogetherBusiestFirst) {
+  EXPECT_EQ(kiln::describe_processes({{1, "cc1plus", 24.0}, {2, "yes", 30.0}, {3, "cc1plus", 24.0}, {4, "make", 6.0}}, 2),
+            "cc1plus 48 % (2 processes), yes 30 %");
+}
