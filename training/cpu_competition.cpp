@@ -128,23 +128,32 @@ CpuShare cpu_share_between(const CpuSample& a, const CpuSample& b) {
   return share;
 }
 
-std::string describe_processes(const std::vector<ProcessShare>& others, std::size_t most) {
-  // Processes of one name together ("cc1plus 72 % (3 processes)"), busiest name first.
-  std::vector<std::pair<std::string, std::pair<double, int>>> by_name;
+std::vector<ProcessShare> grouped_by_name(const std::vector<ProcessShare>& others) {
+  std::vector<ProcessShare> groups;
+  std::vector<int> counts;
   for (const ProcessShare& p : others) {
-    auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& n) { return n.first == p.name; });
-    if (it == by_name.end()) it = by_name.insert(by_name.end(), {p.name, {0.0, 0}});
-    it->second.first += p.cpu_percent;
-    it->second.second += 1;
+    const auto it = std::find_if(groups.begin(), groups.end(), [&](const ProcessShare& g) { return g.name == p.name; });
+    if (it == groups.end()) {
+      groups.push_back({p.pid, p.name, p.cpu_percent});
+      counts.push_back(1);
+    } else {
+      it->pid = 0;  // several: no one process id
+      it->cpu_percent += p.cpu_percent;
+      ++counts[static_cast<std::size_t>(it - groups.begin())];
+    }
   }
-  std::stable_sort(by_name.begin(), by_name.end(),
-                   [](const auto& x, const auto& y) { return x.second.first > y.second.first; });
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (counts[i] > 1) groups[i].name += fmt::format(" ({} processes)", counts[i]);
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const ProcessShare& x, const ProcessShare& y) { return x.cpu_percent > y.cpu_percent; });
+  return groups;
+}
+
+std::string describe_processes(const std::vector<ProcessShare>& others, std::size_t most) {
+  const std::vector<ProcessShare> groups = grouped_by_name(others);
   std::vector<std::string> parts;
-  for (std::size_t i = 0; i < by_name.size() && i < most; ++i) {
-    const auto& [name, share] = by_name[i];
-    parts.push_back(share.second == 1 ? fmt::format("{} {:.0f} %", name, share.first)
-                                      : fmt::format("{} {:.0f} % ({} processes)", name, share.first, share.second));
-  }
+  for (std::size_t i = 0; i < groups.size() && i < most; ++i)
+    parts.push_back(fmt::format("{} {:.0f} %", groups[i].name, groups[i].cpu_percent));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

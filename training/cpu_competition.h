@@ -56,7 +56,9 @@ struct CpuShare {
 
 CpuShare cpu_share_between(const CpuSample& before, const CpuSample& after);
 
-// "cc1plus 95 %, make 3 %": the busiest `most` names of `others`, processes of one name summed.
+// Processes of one name as one ("cc1plus (3 processes)", their CPU summed, pid 0), busiest first.
+std::vector<ProcessShare> grouped_by_name(const std::vector<ProcessShare>& others);
+// "cc1plus (3 processes) 72 %, make 3 %": the busiest `most` of grouped_by_name(others).
 std::string describe_processes(const std::vector<ProcessShare>& others, std::size_t most = 3);
 
 }  // namespace kiln

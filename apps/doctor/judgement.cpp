@@ -28,6 +28,7 @@ constexpr double kMinDecodesPerCore = 100.0;
 // Below this the files come from a slow disk or a network file system: a loader reading 10 KB
 // images needs thousands per second.
 constexpr double kMinReadMbs = 50.0;
+constexpr double kMinFilesPerSecond = 1000.0;
 // kiln's runnable threads waiting for a core more than this share of the time: others take it.
 constexpr double kMaxRunQueueWait = kRealShareWaitPercent;  // the epoch diagnosis's rule too
 constexpr double kMaxStealPercent = 5.0;
@@ -126,13 +127,15 @@ void judge_data(const DataFigures& d, std::vector<Judgement>& out) {
     out.push_back({"decode", Verdict::cannot_tell,
                    fmt::format("data {} holds no PNG or JPEG files: no decode rate", d.spec)});
   if (!known(d.read_mbs)) return;
-  const std::string measured = fmt::format("file reads: {:.0f} MB/s (files of {:.1f} KiB on average)",
-                                           d.read_mbs, d.mean_file_kib);
-  if (d.read_mbs < kMinReadMbs)
+  const double files_per_s = d.mean_file_kib > 0.0 ? d.read_mbs * 1e6 / (d.mean_file_kib * 1024.0) : -1.0;
+  const std::string measured = fmt::format("file reads: {:.0f} MB/s, {:.0f} files/s (files of {:.1f} KiB on average)",
+                                           d.read_mbs, files_per_s, d.mean_file_kib);
+  // Small files are bound by opening them, not by bytes: slow only when both rates are low.
+  if (d.read_mbs < kMinReadMbs && files_per_s < kMinFilesPerSecond)
     out.push_back({"read", Verdict::problem,
-                   measured + fmt::format("; under {:.0f} MB/s: a slow disk or a network file system; "
-                                          "copy the data to a local disk",
-                                          kMinReadMbs)});
+                   measured + fmt::format("; under {:.0f} MB/s and {:.0f} files/s: a slow disk or a network "
+                                          "file system; copy the data to a local disk",
+                                          kMinReadMbs, kMinFilesPerSecond)});
   else
     out.push_back({"read", Verdict::ok, measured});
 }
@@ -146,16 +149,16 @@ void judge_competition(const CompetitionFigures& k, std::vector<Judgement>& out)
         "CPU competition: kiln's threads waited for a core {:.0f} % of the time they were ready",
         k.run_queue_wait_percent);
     if (k.run_queue_wait_percent >= kMaxRunQueueWait) {
-      std::string who = !k.others.empty()
-                            ? fmt::format("; busiest others: {}", [&] {
-                                std::vector<std::string> parts;
-                                for (std::size_t i = 0; i < k.others.size() && i < 3; ++i)
-                                  parts.push_back(fmt::format("{} {:.0f} %", k.others[i].name, k.others[i].percent));
-                                return fmt::format("{}", fmt::join(parts, ", "));
-                              }())
-                            : (k.others_visible ? std::string("; no other process shows in /proc (a "
-                                                              "hypervisor's or another container's)")
-                                                : std::string("; /proc hides the other processes (a PID namespace)"));
+      std::string who;
+      if (!k.others.empty()) {
+        std::vector<std::string> parts;
+        for (std::size_t i = 0; i < k.others.size() && i < 3; ++i)
+          parts.push_back(fmt::format("{} {:.0f} %", k.others[i].name, k.others[i].percent));
+        who = fmt::format("; busiest others: {}", fmt::join(parts, ", "));
+      } else {
+        who = k.others_visible ? "; no other process shows in /proc (a hypervisor's or another container's)"
+                               : "; /proc hides the other processes (a PID namespace)";
+      }
       out.push_back({"competition", Verdict::problem,
                      measured + fmt::format("; over {:.0f} %: other processes take a real share of the "
                                             "CPU{}; training will be slower by about that much",

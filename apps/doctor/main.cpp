@@ -38,7 +38,8 @@ MachineFigures examine(const std::string& data, bool quick, bool with_gpu) {
   f.competition.run_queue_wait_percent = share.wait_percent();
   f.competition.steal_percent = share.steal_percent;
   f.competition.others_visible = share.others_visible;
-  for (const kiln::ProcessShare& p : share.others) f.competition.others.push_back({p.name, p.cpu_percent});
+  for (const kiln::ProcessShare& p : kiln::grouped_by_name(share.others))
+    f.competition.others.push_back({p.name, p.cpu_percent});
   if (!data.empty()) f.data = measure_data(data, sizes);
   if (with_gpu) f.gpu = measure_gpu(sizes);
   return f;

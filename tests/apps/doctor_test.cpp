@@ -102,6 +102,15 @@ TEST(DoctorJudgement, GemmFarBelowTheIsaPeakIsAProblem) {
   EXPECT_LT(fp32_flops_per_cycle("generic"), 0.0);
 }
 
+TEST(DoctorJudgement, SlowReadsAreAProblemOnlyWhenBothBytesAndFilesAreSlow) {
+  MachineFigures f = healthy();
+  f.data.read_mbs = 2.0;  // 10 KiB files: 195 files/s, the article's slow machine
+  EXPECT_NE(find(judge(f), "read", Verdict::problem), nullptr);
+  f.data.read_mbs = 16.0;  // tiny files: bound by opening them, 30,000 a second
+  f.data.mean_file_kib = 0.5;
+  EXPECT_EQ(find(judge(f), "read", Verdict::problem), nullptr);
+}
+
 TEST(DoctorJudgement, ThermalFactsHiddenCannotTell) {
   EXPECT_NE(find(judge(healthy()), "thermal", Verdict::cannot_tell), nullptr);
   MachineFigures f = healthy();

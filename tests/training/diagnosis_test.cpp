@@ -201,5 +201,5 @@ TEST(Diagnosis, ReportsTheEpochWhereCpuUseFell) {
 
 TEST(CpuCompetition, NamesProcessesOfOneNameTogetherBusiestFirst) {
   EXPECT_EQ(kiln::describe_processes({{1, "cc1plus", 24.0}, {2, "yes", 30.0}, {3, "cc1plus", 24.0}, {4, "make", 6.0}}, 2),
-            "cc1plus 48 % (2 processes), yes 30 %");
+            "cc1plus (2 processes) 48 %, yes 30 %");
 }
