@@ -151,8 +151,20 @@ std::shared_ptr<const Dataset> test_source(const DataSplits& main, const DataSpe
   return test;
 }
 
+// "train" or "test" when it is the one sub-folder of `dir`, else "".
+std::string only_split_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> folders;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error))
+    if (entry.is_directory()) folders.push_back(entry.path().filename().string());
+  if (folders.size() != 1 || (folders[0] != "train" && folders[0] != "test")) return "";
+  return folders[0];
+}
+
 // images:DIR — DIR/train and DIR/test when both exist (as kiln-export-images writes them), else
-// DIR itself with test_share of its images held out.
+// DIR itself (or DIR/train or DIR/test when that is its only folder) with test_share of its
+// images held out.
 DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
   namespace fs = std::filesystem;
   KILN_CHECK(!dir.empty(), "data spec images:DIR needs a folder");
@@ -169,6 +181,10 @@ DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
                train->sample_shape().str(), dir, test->sample_shape().str());
     return {spread(std::move(train), o.samples), std::move(test), true};
   }
+  // A folder holding only train/ (or only test/), as an export of one split writes it: its
+  // images are that folder's, not one class named "train".
+  if (const std::string split = only_split_folder(dir); !split.empty())
+    return held_out(std::make_shared<ImageFolderDataset>(dir + "/" + split), o);
   return held_out(std::make_shared<ImageFolderDataset>(dir), o);
 }
 

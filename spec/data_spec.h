@@ -7,7 +7,8 @@
 //                            labels (default) or float values (regression)
 //   npy:FEATURES[,LABELS]    an integer LABELS file gives classes, a float32/float64 one (N) or
 //                            (N, K) regression targets; without LABELS the last column is the label
-//   images:DIR               class folders; DIR/train and DIR/test when both exist
+//   images:DIR               class folders; DIR/train and DIR/test when both exist; DIR/train
+//                            (or DIR/test) alone when it is DIR's only folder
 //   tokens:PATH[:chars|:u16][:vocab=N][:context=T]
 //                            token windows for next-token prediction (data/token_window_dataset.h):
 //                            a text file as bytes (vocabulary 256), as characters (:chars, the

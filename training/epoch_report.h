@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "kiln/training/cpu_competition.h"
 #include "kiln/training/step_profiler.h"
 
 namespace kiln {
@@ -38,6 +40,11 @@ struct EpochReport {
 
   StageTotals stages;              // milliseconds per stage over the epoch
   double process_cpu_percent = 0;  // CPU time of the process / (wall time * cores), in %
+  // Of the time the process's threads were ready to run, the share they waited for a core
+  // (/proc/self/task/*/schedstat; -1: the kernel does not say): other processes' share.
+  double run_queue_wait_percent = -1;
+  double steal_percent = -1;                  // of all CPUs' time, taken by a hypervisor (-1: unknown)
+  std::vector<ProcessShare> cpu_competitors;  // other processes using 5 % of a core or more
   double loader_busy_percent = 0;  // worker busy time / (wall time * workers), in %
   double queue_occupancy = 0;      // mean batches ready when the loop asked for one
   std::int64_t queue_capacity = 0;

@@ -22,6 +22,13 @@ std::string loss_and_accuracy(double loss, double accuracy, bool perplexity) {
   if (!std::isnan(accuracy)) text += " acc " + percent_or_dash(accuracy);
   return text;
 }
+
+nlohmann::json competitors_json(const std::vector<ProcessShare>& others) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ProcessShare& p : others) out.push_back({{"pid", p.pid}, {"name", p.name}, {"cpu_percent", p.cpu_percent}});
+  return out;
+}
+
 }  // namespace
 
 std::string epoch_label(std::int64_t epoch, std::int64_t epochs) {
@@ -53,6 +60,11 @@ std::string format_stage_table(const EpochReport& r) {
   t += fmt::format("  CPU: process {:.0f} % of {} threads' time, loader workers busy {:.0f} % ({} workers{})\n",
                    r.process_cpu_percent, r.cpu_threads, r.loader_busy_percent, r.workers,
                    r.pin_memory ? ", pinned memory" : "");
+  // Only where others take a real share, so that a machine of its own prints what it always did.
+  if (r.run_queue_wait_percent >= kRealShareWaitPercent)
+    t += fmt::format("  CPU competition: threads waited for a core {:.0f} % of their ready time; others: {}\n",
+                     r.run_queue_wait_percent,
+                     r.cpu_competitors.empty() ? std::string("hidden from /proc") : describe_processes(r.cpu_competitors));
   if (r.on_gpu) {
     t += fmt::format("  GPU: memory {:.0f} MiB in use, {:.0f} MiB peak of {:.0f} MiB; utilisation {}\n",
                      r.gpu_memory_in_use_mib, r.gpu_memory_peak_mib, r.gpu_memory_total_mib,
@@ -86,6 +98,10 @@ std::string to_json_line(const EpochReport& r) {
           {"test_split", r.test_split},
           {"stages", stages},
           {"process_cpu_percent", r.process_cpu_percent},
+          {"run_queue_wait_percent", r.run_queue_wait_percent >= 0 ? nlohmann::json(r.run_queue_wait_percent)
+                                                                   : nlohmann::json(nullptr)},
+          {"steal_percent", r.steal_percent >= 0 ? nlohmann::json(r.steal_percent) : nlohmann::json(nullptr)},
+          {"cpu_competitors", competitors_json(r.cpu_competitors)},
           {"loader_busy_percent", r.loader_busy_percent},
           {"queue_occupancy", r.queue_occupancy},
           {"queue_capacity", r.queue_capacity},

@@ -19,6 +19,7 @@
 #include "kiln/training/checkpoint.h"
 #include "kiln/training/checkpointer.h"
 #include "kiln/training/console_reporter.h"
+#include "kiln/training/cpu_competition.h"
 #include "kiln/training/fit_checks.h"
 #include "kiln/training/gpu_monitor.h"
 #include "kiln/training/json_log.h"
@@ -165,7 +166,8 @@ struct Trainer::Impl {
     return report;
   }
 
-  void fill_resources(const DataLoader& train, EpochReport& report, double cpu_seconds, GpuMonitor& monitor) {
+  void fill_resources(const DataLoader& train, EpochReport& report, double cpu_seconds, GpuMonitor& monitor,
+                      const CpuSample& cpu_before) {
     const LoaderStats loader = train.stats();
     report.stages[Stage::data_wait] += loader.wait_ms;
     report.stages[Stage::copy] += loader.copy_ms;  // on the copy stream, beside the compute stages
@@ -177,6 +179,10 @@ struct Trainer::Impl {
     const int workers = std::max(1, report.workers);
     report.loader_busy_percent = wall_ms > 0 ? 100.0 * busy / (wall_ms * workers) : 0.0;
     report.process_cpu_percent = report.wall_s > 0 ? 100.0 * cpu_seconds / (report.wall_s * machine_cores()) : 0.0;
+    const CpuShare share = cpu_share_between(cpu_before, sample_cpu(true));
+    report.run_queue_wait_percent = share.wait_percent();
+    report.steal_percent = share.steal_percent;
+    report.cpu_competitors = share.others;
     report.gpu_utilization_percent = monitor.stop();
     if (device.is_cuda()) {
       const MemoryStats m = memory_stats(device);
@@ -199,6 +205,7 @@ struct Trainer::Impl {
     GpuMonitor monitor(device);
     monitor.start();
     const double cpu_start = process_cpu_seconds();
+    const CpuSample cpu_before = sample_cpu(true);  // who else takes the cores, read at the epoch's end
     const Clock::time_point start = Clock::now();
     for (const auto& observer : observers) observer->on_epoch_begin(owner, state.epoch + 1);
     const std::int64_t total = train.batches_per_epoch();
@@ -237,7 +244,7 @@ struct Trainer::Impl {
     const auto values = sum_over_ranks(metrics.read(), comm);
     report.train_loss = values.mean_loss;
     report.train_accuracy = values.accuracy;
-    fill_resources(train, report, process_cpu_seconds() - cpu_start, monitor);
+    fill_resources(train, report, process_cpu_seconds() - cpu_start, monitor, cpu_before);
     return report;
   }
 
@@ -460,7 +467,7 @@ FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test)
       break;
     }
   }
-  if (!result.epochs.empty()) result.diagnosis = diagnose(result.epochs.back());
+  if (!result.epochs.empty()) result.diagnosis = kiln::diagnose(result.epochs, machine_cores());
   for (const auto& observer : r.observers) observer->on_fit_end(*this, result);
   return result;
 }
