@@ -5,6 +5,7 @@
 // loss on a fixed batch.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -168,4 +169,18 @@ TEST(Gpt, LearnsToPredictTheNextTokenOfAFixedBatch) {
   }
   EXPECT_NEAR(losses.front(), std::log(static_cast<float>(kVocabulary)), 0.1f) << "near uniform at init";
   EXPECT_LT(losses.back(), 0.5f * losses.front());
+}
+
+// PyTorch's forward of the same weights (scripts/gpt-torch-fixture.py writes them, with torch);
+// skipped unless KILN_GPT_TORCH_FIXTURE names that script's output folder.
+TEST(Gpt, MatchesPyTorchOnItsWeights) {
+  const char* dir = std::getenv("KILN_GPT_TORCH_FIXTURE");
+  if (dir == nullptr || *dir == '\0')
+    GTEST_SKIP() << "KILN_GPT_TORCH_FIXTURE is unset: run scripts/gpt-torch-fixture.py OUT and "
+                    "set it to OUT to compare with PyTorch";
+  kiln::Model model = tiny_gpt(1);
+  kiln::load_weights(std::string(dir) + "/weights.safetensors", *model.net);
+  const kiln::SafetensorsFile io = kiln::load_safetensors(std::string(dir) + "/io.safetensors");
+  const Tensor logits = model.net->predict(io.tensors.at("ids"));
+  EXPECT_TRUE(kiln::testing::all_close(logits, io.tensors.at("logits"), 1e-4f, 1e-5f));
 }
