@@ -29,10 +29,12 @@
 #include "kiln/layers/activations.h"
 #include "kiln/layers/batch_norm.h"
 #include "kiln/layers/batch_norm2d.h"
+#include "kiln/layers/causal_self_attention.h"
 #include "kiln/layers/conv2d.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/sequence_cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
+#include "kiln/layers/embedding.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/gradient_check.h"
 #include "kiln/layers/gradient_ready_hook.h"
@@ -43,8 +45,10 @@
 #include "kiln/layers/module.h"
 #include "kiln/layers/mse_loss.h"
 #include "kiln/layers/pool2d.h"
+#include "kiln/layers/tied_linear.h"
 
 // Models: the composites and the presets as C++ builders.
+#include "kiln/models/gpt.h"
 #include "kiln/models/presets.h"
 #include "kiln/models/residual.h"
 #include "kiln/models/sequential.h"
