@@ -29,11 +29,15 @@
 #include "kiln/layers/activations.h"
 #include "kiln/layers/batch_norm.h"
 #include "kiln/layers/batch_norm2d.h"
+#include "kiln/layers/causal_self_attention.h"
 #include "kiln/layers/conv2d.h"
 #include "kiln/layers/cross_entropy_loss.h"
+#include "kiln/layers/sequence_cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
+#include "kiln/layers/embedding.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/gradient_check.h"
+#include "kiln/layers/gradient_ready_hook.h"
 #include "kiln/layers/layer_norm.h"
 #include "kiln/layers/linear.h"
 #include "kiln/layers/loss.h"
@@ -41,8 +45,10 @@
 #include "kiln/layers/module.h"
 #include "kiln/layers/mse_loss.h"
 #include "kiln/layers/pool2d.h"
+#include "kiln/layers/tied_linear.h"
 
 // Models: the composites and the presets as C++ builders.
+#include "kiln/models/gpt.h"
 #include "kiln/models/presets.h"
 #include "kiln/models/residual.h"
 #include "kiln/models/sequential.h"
@@ -65,8 +71,11 @@
 #include "kiln/data/npy_dataset.h"
 #include "kiln/data/subset_dataset.h"
 #include "kiln/data/tensor_dataset.h"
+#include "kiln/data/token_file.h"
+#include "kiln/data/token_window_dataset.h"
 #include "kiln/data/transformed_dataset.h"
 #include "kiln/data/transforms.h"
+#include "kiln/data/vocabulary.h"
 
 // Training: the Trainer, its observers, reports, diagnosis and checkpoints.
 #include "kiln/training/checkpoint.h"

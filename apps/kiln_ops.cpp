@@ -45,7 +45,21 @@ void print_table(bool markdown) {
     }
     std::printf("\n");
   }
-  if (markdown) std::printf("\n%zu ops, %zu kernels.\n", rows.size(), kernels.size());
+  if (markdown) {
+    std::printf("\n%zu ops, %zu kernels.\n", rows.size(), kernels.size());
+    // Why attention is built as it is: a choice the table alone does not show.
+    std::printf(
+        "\n## Attention\n\n"
+        "`CausalSelfAttention` (layers/causal_self_attention.h) is built from ops of this table:\n"
+        "`permute` splits the QKV product into heads, `batched_gemm` forms Q Kᵀ and P V (oneDNN's\n"
+        "batched matmul on the CPU, cuBLAS's strided-batched GEMM on the GPU), and\n"
+        "`causal_softmax` scales, masks and normalises each T×T score matrix in one pass, whose\n"
+        "result backward keeps. On the GPU this is the issue's fallback, not cuDNN 9's fused\n"
+        "scaled-dot-product attention: it came first because every piece is an op that the parity\n"
+        "harness checks against the CPU op by op, and no GPU was lent to prove a fused kernel\n"
+        "whose backward stores no T×T matrix. cuDNN's SDPA (`cudnn_graph.h`) is the next step,\n"
+        "when a GPU can check it against this path.\n");
+  }
 }
 
 }  // namespace

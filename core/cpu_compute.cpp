@@ -1,5 +1,6 @@
 // The switch between oneDNN and the reference CPU path, read by core/cpu/<stem>.cpp per call.
 #include "kiln/core/cpu_compute.h"
+#include "kiln/core/cpu_kernel_isa.h"
 
 #include <fmt/format.h>
 
@@ -65,6 +66,8 @@ std::string cpu_compute_description() {
     return fmt::format("oneDNN {}, {} kernels", cpu::onednn::version(), cpu::onednn::isa_name());
   return fmt::format("{} GEMM, im2col convolutions (reference path)", cpu::reference_gemm_name());
 }
+
+std::string cpu_kernel_isa() { return cpu::onednn::isa_name(); }  // absent.cpp: "none"
 
 bool cpu_has_bf16_instructions() { return onednn_built() && cpu::onednn::has_bf16_instructions(); }
 

@@ -4,12 +4,15 @@
 #include "kiln/core/input_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <cstdint>
 #include <new>
+#include <utility>
 
 #include "kiln/core/error.h"
 
@@ -69,6 +72,27 @@ std::string InputFile::read_all() const {
   }
   bytes.resize(done);
   return bytes;
+}
+
+Mapping InputFile::map() const {
+  if (size_ == 0) return {};
+  KILN_CHECK(size_ <= SIZE_MAX, "{} {}: {} bytes are more than this machine can address", what_, path_, size_);
+  void* data = ::mmap(nullptr, static_cast<std::size_t>(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
+  KILN_CHECK(data != MAP_FAILED, "cannot map {} {} into memory: {}", what_, path_, std::strerror(errno));
+  return {data, size_};
+}
+
+Mapping::~Mapping() {
+  if (data_ != nullptr) ::munmap(const_cast<void*>(data_), static_cast<std::size_t>(size_));
+}
+
+Mapping& Mapping::operator=(Mapping&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) ::munmap(const_cast<void*>(data_), static_cast<std::size_t>(size_));
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
 }
 
 std::string read_input_file(const std::string& path, std::string_view what) {

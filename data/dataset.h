@@ -22,9 +22,11 @@ class Dataset {
   virtual Shape sample_shape() const = 0;
   // Labels are in [0, num_classes()); 0 for a data set of float targets.
   virtual std::int32_t num_classes() const = 0;
-  // True: each target is one int32 class label. False: target_shape().numel() float32 values.
+  // True: each target is target_shape().numel() int32 class labels (one, or one per position of
+  // a sequence). False: target_shape().numel() float32 values.
   virtual bool has_class_labels() const { return true; }
-  // The shape of one sample's float target, e.g. (1) or (3); () for class labels.
+  // The shape of one sample's target: of a float target, e.g. (1) or (3); () for one class
+  // label, (T) for a sequence's labels (token windows).
   virtual Shape target_shape() const { return Shape{}; }
   // Writes sample `index` (in [0, size())): sample_shape().numel() floats to x_out, its target to
   // y_out. Throws kiln::Error naming the file and index when the sample cannot be read.

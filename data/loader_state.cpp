@@ -85,10 +85,11 @@ DataLoader::State::State(std::shared_ptr<const Dataset> data, DataLoaderOptions 
   const Shape x_shape = slot_shape(
       slot_rows, [&] { return dataset->sample_shape(); }, *dataset, "samples");
   sample_numel = x_shape.product(1, x_shape.rank());
-  // Targets: (B) int32 class labels, or (B, target_shape...) float32 values.
+  // Targets: (B) int32 class labels, (B, T) of a sequence's labels, or (B, target_shape...)
+  // float32 values.
   labels = dataset->has_class_labels();
   const Shape y_shape = slot_shape(
-      slot_rows, [&] { return labels ? Shape{} : dataset->target_shape(); }, *dataset, "targets");
+      slot_rows, [&] { return dataset->target_shape(); }, *dataset, "targets");
   target_numel = y_shape.product(1, y_shape.rank());
   const DType y_dtype = labels ? DType::i32 : DType::f32;
 
@@ -295,9 +296,11 @@ bool DataLoader::State::fill(HostSlot& s, std::int64_t b, std::uint64_t generati
       const TargetOut target = y.at(i, target_numel);
       dataset->get_for_epoch(index, running_epoch, x + i * sample_numel, target);
       if (labels) {
-        const std::int32_t label = *target.label();
-        KILN_CHECK(label >= 0 && label < classes, "its label {} is outside [0, {})", label,
-                   classes);
+        for (std::int64_t k = 0; k < target_numel; ++k) {
+          const std::int32_t label = target.label()[k];
+          KILN_CHECK(label >= 0 && label < classes, "its label {} is outside [0, {})", label,
+                     classes);
+        }
       }
     } catch (const std::exception& e) {
       s.error = std::make_exception_ptr(wrap_sample_error(&e, index, b, running_epoch, *dataset));

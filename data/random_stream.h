@@ -16,6 +16,7 @@ enum class RandomPurpose : std::uint32_t {
   shuffle = 1,
   article_prototype = 2,
   article_sample = 3,
+  token_window = 4,
   transform = 16,  // + the transform's position in its pipeline
 };
 

@@ -18,9 +18,10 @@ class TargetOut {
   std::int32_t* label() const;
   // Throws kiln::Error when this points at a class label.
   float* values() const;
-  // The target of sample `i` in a batch whose targets hold `numel` elements each.
+  // The target of sample `i` in a batch whose targets hold `numel` elements each (class labels:
+  // one, or one per position of a sequence, as token windows have).
   TargetOut at(std::int64_t i, std::int64_t numel) const {
-    return label_ ? TargetOut(label_ + i) : TargetOut(values_ + i * numel);
+    return label_ ? TargetOut(label_ + i * numel) : TargetOut(values_ + i * numel);
   }
 
  private:

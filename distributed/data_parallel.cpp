@@ -12,7 +12,7 @@ void broadcast_from_rank0(Module& model, Communicator& comm) {
   for (Buffer* b : model.buffers())
     if (b->value.dtype() == DType::f32) tensors.push_back(&b->value);
   comm.broadcast(tensors, 0);
-  invalidate_bf16_copies(model);  // the values just changed
+  parameter_values_changed(model);  // the values just changed
 }
 
 void broadcast_buffers_from_rank0(Module& model, Communicator& comm) {

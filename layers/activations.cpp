@@ -12,6 +12,7 @@ std::string ActivationLayer::describe() const {
     case Activation::sigmoid: return "Sigmoid";
     case Activation::tanh: return "Tanh";
     case Activation::gelu: return "GELU";
+    case Activation::gelu_tanh: return "GELU(tanh)";
   }
   return "Activation";
 }

@@ -1,5 +1,5 @@
 // Activation layers: ReLU, LeakyReLU, Sigmoid, Tanh, GELU (exact, erf-based, as PyTorch's
-// default). Elementwise on any shape; backward uses the cached input and output.
+// default, or its tanh approximation, GPT-2's: GELU(GeluApproximate::tanh)). Elementwise on any shape; backward uses the cached input and output.
 #pragma once
 
 #include "kiln/core/op_kinds.h"
@@ -13,6 +13,7 @@ class ActivationLayer : public Module {
   std::string describe() const override;
   Shape output_shape(const Shape& input) const override { return input; }
   Activation kind() const { return kind_; }
+  float alpha() const { return alpha_; }  // LeakyReLU's negative slope
 
  protected:
   Tensor forward_impl(const Tensor& x) override;
@@ -36,8 +37,11 @@ struct Sigmoid : ActivationLayer {
 struct Tanh : ActivationLayer {
   Tanh() : ActivationLayer(Activation::tanh) {}
 };
+enum class GeluApproximate : unsigned char { none, tanh };
 struct GELU : ActivationLayer {
-  GELU() : ActivationLayer(Activation::gelu) {}
+  explicit GELU(GeluApproximate approximate = GeluApproximate::none)
+      : ActivationLayer(approximate == GeluApproximate::tanh ? Activation::gelu_tanh
+                                                             : Activation::gelu) {}
 };
 
 }  // namespace kiln

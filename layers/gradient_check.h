@@ -23,6 +23,9 @@ struct GradientCheckOptions {
   int max_elements = 64;  // elements sampled per tensor (all when fewer)
   double max_kink_fraction = 0.25;
   std::uint32_t seed = 7;
+  // Whether the input is perturbed too: not for an input of integer ids (Embedding), which has
+  // no gradient and takes no fractional values.
+  bool check_input = true;
 };
 
 struct GradientCheckResult {

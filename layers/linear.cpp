@@ -1,5 +1,6 @@
 // Linear forward and backward, one op each (core/ops/linear.h); under MatmulPrecision::bf16 on a CPU
-// with bf16 instructions the products read the weight's bf16 copy, kept by the optimizer.
+// with bf16 instructions the products read the weight's bf16 copy, kept by the optimizer
+// (layers/bf16_shadow.h).
 #include "kiln/layers/linear.h"
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include "kiln/core/memory.h"
 #include "kiln/core/ops.h"
 #include "kiln/layers/activations.h"
+#include "kiln/layers/bf16_shadow.h"
 
 namespace kiln {
 
@@ -66,19 +68,9 @@ bool Linear::absorb(const Module& next) {
   return true;
 }
 
-const Tensor& Linear::weight_bf16() {
-  Parameter& w = *weight_;
-  if (!keeps_bf16_copies(w.value.device())) return w.bf16;  // undefined: none kept
-  if (!w.bf16.defined()) {  // the first forward since the value was set: the optimizer keeps it on
-    w.bf16 = Tensor::empty(w.value.shape(), DType::bf16, w.value.device());
-    write_bf16_copy(w.value, w.bf16);
-  }
-  return w.bf16;
-}
-
 Tensor Linear::forward_impl(const Tensor& x) {
   Tensor& y = reuse(y_, {x.size(0), out_});
-  linear_forward(x, weight_->value, bias_ ? bias_->value : Tensor(), y, relu_ || absorbed_relu_, weight_bf16());
+  linear_forward(x, weight_->value, bias_ ? bias_->value : Tensor(), y, relu_ || absorbed_relu_, bf16_weight(*weight_));
   if (is_training()) x_ = x;
   return y;
 }
@@ -92,7 +84,7 @@ Tensor Linear::backward_impl(const Tensor& dy) {
   Tensor no_bias;
   Tensor* dx = input_grad_wanted() ? &reuse(dx_, {dy.size(0), in_}) : nullptr;  // null: skipped
   linear_backward(dy, x_, weight_->value, relu ? y_ : Tensor(), weight_->grad,
-                  bias_ ? bias_->grad : no_bias, dx, dpre, weight_bf16());
+                  bias_ ? bias_->grad : no_bias, dx, dpre, bf16_weight(*weight_));
   return dx != nullptr ? *dx : Tensor();
 }
 

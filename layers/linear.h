@@ -27,6 +27,11 @@ class Linear : public Module {
   Shape output_shape(const Shape& input) const override;  // (N, in) -> (N, out)
   Parameter& weight() { return *weight_; }
   Parameter* bias() { return bias_; }
+  // LinearOptions::activation as built (a ReLU or none); a ReLU taken on by absorb stays the
+  // next module's.
+  std::optional<Activation> activation() const {
+    return relu_ ? std::optional(Activation::relu) : std::nullopt;
+  }
   // Takes on a ReLU that follows it (when it has no activation yet): its output is then ReLU'd
   // and backward takes the gradient of that output, as the pair's would be.
   bool absorb(const Module& next) override;
@@ -36,10 +41,6 @@ class Linear : public Module {
   Tensor backward_impl(const Tensor& dy) override;  // dy: (N, out) -> dx: (N, in)
 
  private:
-  // The weight's bf16 copy where layers keep one (core/ops.h, keeps_bf16_copies), made here
-  // when missing; else undefined.
-  const Tensor& weight_bf16();
-
   std::int64_t in_, out_;
   Parameter* weight_;
   Parameter* bias_ = nullptr;

@@ -4,6 +4,7 @@
 #include "kiln/core/error.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/mse_loss.h"
+#include "kiln/layers/sequence_cross_entropy_loss.h"
 
 namespace kiln {
 
@@ -42,8 +43,9 @@ std::string canonical_loss_name(const std::string& name) {
   KILN_THROW("unknown loss '{}': expected {}", name, kNames);
 }
 
-std::unique_ptr<Loss> make_loss(const std::string& name) {
+std::unique_ptr<Loss> make_loss(const std::string& name, bool sequence_labels) {
   if (canonical_loss_name(name) == "mse") return std::make_unique<MSELoss>();
+  if (sequence_labels) return std::make_unique<SequenceCrossEntropyLoss>();
   return std::make_unique<CrossEntropyLoss>();
 }
 

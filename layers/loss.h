@@ -24,6 +24,8 @@ class Loss {
   // "CrossEntropyLoss(label_smoothing=0.1)", "MSELoss".
   virtual std::string describe() const = 0;
   virtual bool expects_class_labels() const = 0;
+  // A loss over a sequence's tokens, whose reports show the perplexity exp(loss) beside it.
+  virtual bool reports_perplexity() const { return false; }
 
  private:
   virtual const Tensor& compute(const Tensor& output, const Tensor& target) = 0;
@@ -31,7 +33,9 @@ class Loss {
 
 // By name: "cross-entropy" (aliases "ce", "crossentropy", "cross_entropy") or "mse" (aliases
 // "l2", "mean-squared-error"). Throws kiln::Error listing them for any other name.
-std::unique_ptr<Loss> make_loss(const std::string& name);
+// With `sequence_labels` (targets (N, T), token windows) cross-entropy is the
+// SequenceCrossEntropyLoss over (N, T, V) logits, ignore index -1.
+std::unique_ptr<Loss> make_loss(const std::string& name, bool sequence_labels = false);
 // The canonical name of an accepted one ("ce" -> "cross-entropy"), e.g. to compare settings.
 std::string canonical_loss_name(const std::string& name);
 

@@ -19,8 +19,8 @@ void RunningMetrics::accumulate(const Tensor& logits, const Tensor& labels, cons
   KILN_CHECK(mean_loss.defined() && mean_loss.numel() == 1,
              "RunningMetrics: the loss must be a scalar tensor, found {}",
              mean_loss.defined() ? mean_loss.str() : std::string("an undefined tensor"));
-  if (labels.dtype() == DType::f32)
-    float_targets_ = true;
+  if (labels.dtype() == DType::f32 || labels.rank() > 1)  // regression, or a sequence's labels
+    no_accuracy_ = true;
   else
     count_correct(logits, labels, correct_);
   axpy(static_cast<float>(logits.size(0)), mean_loss.view(Shape{}), loss_sum_);
@@ -31,7 +31,7 @@ RunningMetrics::Values RunningMetrics::read() const {
   v.samples = samples_;
   if (samples_ == 0) return v;
   v.mean_loss = loss_sum_.item() / static_cast<double>(samples_);
-  v.accuracy = float_targets_ ? std::nan("")
+  v.accuracy = no_accuracy_ ? std::nan("")
                               : static_cast<double>(correct_.to_vector<std::int32_t>()[0]) /
                                     static_cast<double>(samples_);
   return v;

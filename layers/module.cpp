@@ -1,6 +1,8 @@
 // Module's checked entry points, predict, parameter registry, device moves, buffer reuse and the
-// questions asked of a whole tree (gradient-ready hook, CUDA graph capture).
+// questions asked of a whole tree (its extensions, CUDA graph capture).
 #include "kiln/layers/module.h"
+
+#include <algorithm>
 
 #include "kiln/core/ops.h"
 
@@ -104,28 +106,28 @@ Tensor Module::backward(const Tensor& dy) {
       "its backward_impl must return a gradient shaped like its input",
       describe(), dx.defined() ? dx.str() : std::string("an undefined tensor"),
       last_input_shape_.str(), device_.str());
-  if (gradient_ready_hook_ && children_.empty()) (*gradient_ready_hook_)(*this);
+  for (const auto& extension : extensions_) extension->backward_done(*this);
   return dx;
 }
 
 void Module::skip_backward() {
-  if (!gradient_ready_hook_) return;
-  if (children_.empty()) (*gradient_ready_hook_)(*this);
+  if (extensions_.empty()) return;  // a tree without extensions: nobody to tell
+  for (const auto& extension : extensions_) extension->backward_done(*this);
   for (auto& [name, child] : children_) child->skip_backward();
 }
 
-void Module::set_gradient_ready_hook(GradientReadyHook hook) {
-  install_gradient_ready_hook(hook ? std::make_shared<const GradientReadyHook>(std::move(hook)) : nullptr);
+void Module::attach_extension(std::shared_ptr<ModuleExtension> extension) {
+  KILN_CHECK(extension != nullptr, "{}: attach_extension needs an extension, found a null pointer",
+             describe());
+  extension->joined(*this);
+  if (std::find(extensions_.begin(), extensions_.end(), extension) == extensions_.end())
+    extensions_.push_back(extension);
+  for (auto& [name, child] : children_) child->attach_extension(extension);
 }
 
-void Module::install_gradient_ready_hook(const std::shared_ptr<const GradientReadyHook>& hook) {
-  KILN_CHECK(!hook || children_.empty() || parameters_.empty(),
-             "{}: a gradient-ready hook reports modules without children, whose parameters() are "
-             "their own; this one holds {} parameters besides {} children: register those "
-             "parameters in a child module of their own",
-             describe(), parameters_.size(), children_.size());
-  gradient_ready_hook_ = hook;
-  for (auto& [name, child] : children_) child->install_gradient_ready_hook(hook);
+void Module::detach_extensions(const std::function<bool(const ModuleExtension&)>& which) {
+  std::erase_if(extensions_, [&](const std::shared_ptr<ModuleExtension>& e) { return which(*e); });
+  for (auto& [name, child] : children_) child->detach_extensions(which);
 }
 
 std::string Module::graph_capture_blocker() const {
@@ -136,18 +138,20 @@ std::string Module::graph_capture_blocker() const {
   return "";
 }
 
-std::vector<Parameter*> Module::parameters() {
+std::vector<Parameter*> Module::parameters(bool recurse) {
   std::vector<Parameter*> all;
   for (auto& p : parameters_) all.push_back(p.get());
+  if (!recurse) return all;
   for (auto& [name, child] : children_) {
     for (Parameter* p : child->parameters()) all.push_back(p);
   }
   return all;
 }
 
-std::vector<const Parameter*> Module::parameters() const {
+std::vector<const Parameter*> Module::parameters(bool recurse) const {
   std::vector<const Parameter*> all;
   for (const auto& p : parameters_) all.push_back(p.get());
+  if (!recurse) return all;
   for (const auto& [name, child] : children_) {
     for (const Parameter* p : std::as_const(*child).parameters()) all.push_back(p);
   }
@@ -196,15 +200,15 @@ void Module::zero_grad() {
   for (Parameter* p : parameters()) fill(p->grad, 0.0f);
 }
 
-void invalidate_bf16_copies(Module& module) {
-  for (Parameter* p : module.parameters()) p->bf16 = Tensor();
+void parameter_values_changed(Module& module) {
+  for (Parameter* p : module.parameters()) p->extensions.value_changed();
 }
 
 void Module::to(Device device) {
   for (auto& p : parameters_) {
     p->value = p->value.to(device);
     p->grad = p->grad.to(device);
-    p->bf16 = Tensor();
+    p->extensions.value_changed();
   }
   for (auto& b : buffers_) b->value = b->value.to(device);
   for (auto& [name, child] : children_) child->to(device);
@@ -221,7 +225,7 @@ void Module::train(bool on) {
 
 Parameter& Module::register_parameter(std::string name, Tensor value) {
   Tensor grad = Tensor::zeros(value.shape(), DType::f32, value.device());
-  parameters_.push_back(std::make_unique<Parameter>(Parameter{std::move(name), std::move(value), std::move(grad), Tensor()}));
+  parameters_.push_back(std::make_unique<Parameter>(Parameter{std::move(name), std::move(value), std::move(grad), {}}));
   return *parameters_.back();
 }
 
@@ -241,7 +245,10 @@ void Module::register_module(std::string name, std::shared_ptr<Module> child) {
   for (Buffer* b : child->buffers()) b->name = name + "." + b->name;
   child->parent_ = this;
   children_.emplace_back(std::move(name), std::move(child));
-  if (gradient_ready_hook_) install_gradient_ready_hook(gradient_ready_hook_);  // checks this one too
+  for (const auto& extension : extensions_) {  // the new child joins this module's extensions
+    extension->joined(*this);                  // which see this one again: it has a child now
+    children_.back().second->attach_extension(extension);
+  }
 }
 
 Tensor& Module::reuse(Tensor& buffer, const Shape& shape, DType dtype) {

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "kiln/core/tensor.h"
+#include "kiln/layers/module_extension.h"
+#include "kiln/layers/parameter_extension.h"
 
 namespace kiln {
 
@@ -21,15 +23,14 @@ struct Parameter {
   std::string name;  // "weight", or "layers.0.weight" from a container's parameters()
   Tensor value;
   Tensor grad;       // same shape and device as value; accumulated by backward
-  // A bfloat16 copy of value for the matrix products of MatmulPrecision::bf16 on a CPU with bf16
-  // instructions (core/cpu_compute.h): made by the layer at its first forward, rewritten by the
-  // optimizer in the same pass as each update. Undefined otherwise. Whatever else writes value
-  // (loading, broadcasting, moving) resets it, so the layer makes it anew.
-  Tensor bf16;
+  // What features keep beside the value (the bf16 copy of a bf16 run):
+  // layers/parameter_extension.h.
+  ParameterExtensions extensions;
 };
 
-// Resets every parameter's bf16 copy (Parameter::bf16) of `module`: after writing values.
-void invalidate_bf16_copies(class Module& module);
+// Tells the extensions of every parameter of `module` that its value was written (after loading
+// or broadcasting values into them; to() tells them itself).
+void parameter_values_changed(class Module& module);
 
 // State a module keeps and checkpoints save, but no optimizer updates (BatchNorm's running
 // statistics).
@@ -67,9 +68,12 @@ class Module {
   void set_input_grad_wanted(bool wanted) { input_grad_wanted_ = wanted; }
   bool input_grad_wanted() const { return input_grad_wanted_; }
 
-  // Every parameter of this module and its children, named by path ("layers.0.weight").
-  std::vector<Parameter*> parameters();
-  std::vector<const Parameter*> parameters() const;
+  // Every parameter of this module and its children, named by path ("layers.0.weight"); with
+  // recurse false, only those it registered itself.
+  std::vector<Parameter*> parameters(bool recurse = true);
+  std::vector<const Parameter*> parameters(bool recurse = true) const;
+  // The modules registered with register_module.
+  std::size_t child_count() const { return children_.size(); }
   std::int64_t parameter_count() const;
   // Whether this module or a child holds a parameter (no list is built: hot paths ask it).
   bool has_parameters() const;
@@ -88,17 +92,14 @@ class Module {
   void eval() { train(false); }
   bool is_training() const { return training_; }
 
-  // Reports, in every backward from now on, each module of this tree without children (a layer)
-  // once its parameter gradients are final for the step: after its backward, or when a container
-  // skips that backward (a ReLU fused into the Linear before it, a leading layer without
-  // parameters when no input gradient is wanted). So every parameter is reported exactly once
-  // per backward, at any depth: data-parallel training starts all-reducing a layer's gradients
-  // while earlier layers compute. Children added later inherit it; an empty hook removes it.
-  // A module holding parameters of its own besides children is refused (its parameters() would
-  // repeat its children's).
-  using GradientReadyHook = std::function<void(Module& layer)>;
-  void set_gradient_ready_hook(GradientReadyHook hook);
-  // For a container that skips this module's backward (above): reports its layers as ready.
+  // Attaches `extension` (layers/module_extension.h) to this module and every module below it,
+  // now and registered later: it is told of each backward (and may refuse a module as it joins).
+  void attach_extension(std::shared_ptr<ModuleExtension> extension);
+  // Detaches, from this module and every module below it, each extension `which` picks.
+  void detach_extensions(const std::function<bool(const ModuleExtension&)>& which);
+  // For a container that skips this module's backward (a ReLU fused into the Linear before it, a
+  // leading layer without parameters when no input gradient is wanted): tells the extensions of
+  // this module and every module below it that their backward is done.
   void skip_backward();
 
   // Whether this module takes on the work of `next`, the module that follows it in a Sequential:
@@ -137,7 +138,6 @@ class Module {
   Tensor& reuse(Tensor& buffer, const Shape& shape, DType dtype = DType::f32);
 
  private:
-  void install_gradient_ready_hook(const std::shared_ptr<const GradientReadyHook>& hook);
   // Each module's training flag, depth first, for predict to restore.
   void collect_modes(std::vector<bool>& modes) const;
   void restore_modes(const std::vector<bool>& modes, std::size_t& next);
@@ -154,7 +154,7 @@ class Module {
   Shape last_output_shape_;
   Shape last_input_shape_;  // what backward's result must match
   Tensor output_;  // the last forward's result, which forward returns by reference
-  std::shared_ptr<const GradientReadyHook> gradient_ready_hook_;  // shared by the whole tree
+  std::vector<std::shared_ptr<ModuleExtension>> extensions_;  // each shared with the modules below
 };
 
 }  // namespace kiln

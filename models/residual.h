@@ -17,6 +17,7 @@ class Residual : public Module {
   explicit Residual(std::shared_ptr<Module> body, const std::optional<Shape>& input = std::nullopt);
 
   Module& body() { return *body_; }
+  const Module& body() const { return *body_; }
   std::string describe() const override;                  // "Residual(Sequential(3 layers))"
   Shape output_shape(const Shape& input) const override;  // the input's, when the body keeps it
 

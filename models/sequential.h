@@ -25,6 +25,7 @@ class Sequential : public Module {
 
   std::size_t size() const { return modules_.size(); }
   Module& operator[](std::size_t i) { return *modules_.at(i); }
+  const Module& operator[](std::size_t i) const { return *modules_.at(i); }
   std::string describe() const override;
   Shape output_shape(const Shape& input) const override;
   // A Keras-style table: layer, output shape and parameters per row, then the total.

@@ -6,11 +6,13 @@
 #include <cmath>
 
 #include "kiln/core/ops.h"
+#include "kiln/layers/bf16_shadow.h"
 
 namespace kiln {
 
 Adam::Adam(std::vector<Parameter*> parameters, float lr, AdamOptions options)
-    : Optimizer(std::move(parameters), lr), options_(options) {
+    : RecordableOptimizer(std::move(parameters), lr), options_(options),
+      bf16_shadows_(bf16_shadows(parameters_)) {
   const AdamOptions& o = options_;
   const char* name = o.decoupled ? "AdamW" : "Adam";
   KILN_CHECK(o.beta1 >= 0.0f && o.beta1 < 1.0f && o.beta2 >= 0.0f && o.beta2 < 1.0f,
@@ -25,11 +27,11 @@ AdamConfig Adam::config(float lr) const {
           options_.eps, options_.weight_decay, options_.decoupled};
 }
 
-void Adam::update(const StepScalarRows* per_step) {
+void Adam::update_from(const StepScalarRows* per_step) {
   prepare(exp_avg_, true);
   prepare(exp_avg_sq_, true);
   adam_step(values_, grads_, exp_avg_.pointers, exp_avg_sq_.pointers, config(lr_), steps_ + 1,
-            per_step, bf16_copies_);
+            per_step, bf16_shadows_);
 }
 
 std::int32_t Adam::step_scalar_width() const { return sizeof(AdamScalars) / sizeof(float); }

@@ -9,7 +9,7 @@
 // fused launch per 64 parameters (adam_step in core/ops.h).
 #pragma once
 
-#include "kiln/optim/optimizer.h"
+#include "kiln/optim/recordable_optimizer.h"
 
 namespace kiln {
 
@@ -21,7 +21,7 @@ struct AdamOptions {
   bool decoupled = false;  // true: AdamW's decoupled weight decay
 };
 
-class Adam : public Optimizer {
+class Adam : public RecordableOptimizer {
  public:
   Adam(std::vector<Parameter*> parameters, float lr = 1e-3f, AdamOptions options = {});
 
@@ -34,12 +34,13 @@ class Adam : public Optimizer {
   const AdamOptions& options() const { return options_; }
 
  private:
-  void update(const StepScalarRows* per_step) override;
+  void update_from(const StepScalarRows* per_step) override;
   AdamConfig config(float lr) const;
 
   AdamOptions options_;
   StateSlots exp_avg_{"exp_avg", {}, {}};
   StateSlots exp_avg_sq_{"exp_avg_sq", {}, {}};
+  std::vector<Tensor*> bf16_shadows_;  // rewritten in the update's pass (layers/bf16_shadow.h)
 };
 
 // AdamW: Adam with decoupled weight decay, PyTorch's default weight_decay of 0.01.

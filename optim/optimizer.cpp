@@ -40,22 +40,13 @@ Optimizer::Optimizer(std::vector<Parameter*> parameters, float lr)
                "list it once",
                p->name);
     values_.push_back(&parameters_[i]->value);
-    bf16_copies_.push_back(&parameters_[i]->bf16);
     grads_.push_back(&parameters_[i]->grad);
   }
 }
 
 void Optimizer::step() {
-  update(nullptr);
+  update();
   ++steps_;
-}
-
-void Optimizer::record_step(const StepScalarRows& per_step) {
-  KILN_CHECK(steps_ > 0,
-             "{}: a recorded update reads the state an earlier step leaves (momentum buffers, "
-             "moments); run step() once before recording one",
-             describe());
-  update(&per_step);
 }
 
 void Optimizer::zero_grad() {

@@ -1,6 +1,7 @@
 // Optimizer: updates parameters from their accumulated gradients. Subclasses follow PyTorch's
 // update equations exactly (each header writes them out). State (momentum buffers, moments,
-// step count) is exposed as named tensors so checkpoints can save it and resume exactly.
+// step count) is exposed as named tensors so checkpoints can save it and resume exactly. The
+// update recorded into a CUDA graph is an extension of its own (optim/recordable_optimizer.h).
 #pragma once
 
 #include <map>
@@ -22,18 +23,6 @@ class Optimizer {
 
   // One update of every parameter from its gradient (on the GPU: one fused launch).
   void step();
-  // The same update, in the form a CUDA graph records once and replays at every step: its
-  // learning rate (and Adam's bias corrections) come from the row at `per_step`'s cursor, which
-  // then advances, both on the device (core/ops.h, StepScalarRows; optim/step_scalars.h prepares
-  // the rows). Recording runs nothing, so this leaves the host state alone: call replayed() after
-  // each replay. Needs the state of an earlier step() or load_state().
-  void record_step(const StepScalarRows& per_step);
-  // Counts one replay of a recorded update (at the learning rate set_lr() gave the host).
-  void replayed() { ++steps_; }
-  // Per-step rows for recorded updates: floats per row, and the row of the update `ahead`
-  // updates after the next one, at learning rate lr.
-  virtual std::int32_t step_scalar_width() const = 0;
-  virtual void write_step_scalars(float lr, std::int64_t ahead, float* row) const = 0;
   void zero_grad();
   float lr() const { return lr_; }
   // Throws unless lr is finite and >= 0 (an inf would make every weight inf).
@@ -50,9 +39,8 @@ class Optimizer {
   virtual std::string describe() const = 0;
 
  protected:
-  // One update; its per-step scalars come from `per_step` when it is not null. Leaves steps_
-  // to the caller.
-  virtual void update(const StepScalarRows* per_step) = 0;
+  // One update from the gradients at lr_ and the state so far; leaves steps_ to the caller.
+  virtual void update() = 0;
 
   // One state tensor per parameter ("exp_avg" of every parameter, ...): undefined until the
   // first step, then shaped like the parameters and on their device.
@@ -77,7 +65,6 @@ class Optimizer {
   // outlives the optimizer, so these addresses stay valid even when to() replaces the tensors.
   std::vector<Tensor*> values_;
   std::vector<const Tensor*> grads_;
-  std::vector<Tensor*> bf16_copies_;  // &Parameter::bf16 of each: the update rewrites those defined
   float lr_;
   std::int64_t steps_ = 0;
 };

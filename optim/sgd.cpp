@@ -5,11 +5,13 @@
 #include <cmath>
 
 #include "kiln/core/ops.h"
+#include "kiln/layers/bf16_shadow.h"
 
 namespace kiln {
 
 Sgd::Sgd(std::vector<Parameter*> parameters, float lr, SgdOptions options)
-    : Optimizer(std::move(parameters), lr), options_(options) {
+    : RecordableOptimizer(std::move(parameters), lr), options_(options),
+      bf16_shadows_(bf16_shadows(parameters_)) {
   const SgdOptions& o = options_;
   KILN_CHECK(std::isfinite(o.momentum) && o.momentum >= 0.0f,
              "SGD: momentum must be >= 0, found {}", o.momentum);
@@ -22,7 +24,7 @@ Sgd::Sgd(std::vector<Parameter*> parameters, float lr, SgdOptions options)
              o.momentum, o.dampening);
 }
 
-void Sgd::update(const StepScalarRows* per_step) {
+void Sgd::update_from(const StepScalarRows* per_step) {
   const SgdConfig config{lr_, options_.momentum, options_.dampening, options_.weight_decay,
                          options_.nesterov};
   const bool with_momentum = options_.momentum != 0.0f;
@@ -33,7 +35,7 @@ void Sgd::update(const StepScalarRows* per_step) {
   sgd_step(
       values_, grads_,
       with_momentum ? std::span<Tensor* const>(momentum_.pointers) : std::span<Tensor* const>(),
-      config, first_step, per_step, bf16_copies_);
+      config, first_step, per_step, bf16_shadows_);
 }
 
 void Sgd::write_step_scalars(float lr, std::int64_t, float* row) const { row[0] = lr; }

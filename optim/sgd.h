@@ -10,7 +10,7 @@
 // step is one fused launch per 64 parameters (sgd_step in core/ops.h).
 #pragma once
 
-#include "kiln/optim/optimizer.h"
+#include "kiln/optim/recordable_optimizer.h"
 
 namespace kiln {
 
@@ -21,7 +21,7 @@ struct SgdOptions {
   bool nesterov = false;  // needs momentum > 0 and dampening 0
 };
 
-class Sgd : public Optimizer {
+class Sgd : public RecordableOptimizer {
  public:
   Sgd(std::vector<Parameter*> parameters, float lr, SgdOptions options = {});
 
@@ -34,10 +34,11 @@ class Sgd : public Optimizer {
   const SgdOptions& options() const { return options_; }
 
  private:
-  void update(const StepScalarRows* per_step) override;
+  void update_from(const StepScalarRows* per_step) override;
 
   SgdOptions options_;
   StateSlots momentum_{"momentum_buffer", {}, {}};
+  std::vector<Tensor*> bf16_shadows_;  // rewritten in the update's pass (layers/bf16_shadow.h)
 };
 
 }  // namespace kiln

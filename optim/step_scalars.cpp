@@ -4,7 +4,7 @@
 
 namespace kiln {
 
-void StepScalars::prepare(const Optimizer& optimizer, const LrSchedule& schedule,
+void StepScalars::prepare(const RecordableOptimizer& optimizer, const LrSchedule& schedule,
                           std::int64_t first_step, std::int64_t count) {
   KILN_CHECK(count >= 1, "StepScalars: prepare rows for at least one step, found {}", count);
   KILN_CHECK(first_step >= 0, "StepScalars: steps count from 0, found {}", first_step);

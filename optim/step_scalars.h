@@ -1,5 +1,6 @@
 // StepScalars: the per-step scalars of the updates to come, kept on the optimizer's device for an
-// update recorded once into a CUDA graph and replayed at every step (Optimizer::record_step).
+// update recorded once into a CUDA graph and replayed at every step
+// (RecordableOptimizer::record_step).
 // Row k holds what the k-th replay after prepare() needs: its learning rate from the schedule
 // and, for Adam, the bias corrections of its step count. The cursor that picks the row lives on
 // the device and advances there; the host only counts the replays, to know when rows run out.
@@ -9,7 +10,7 @@
 
 #include "kiln/core/ops.h"
 #include "kiln/optim/lr_schedule.h"
-#include "kiln/optim/optimizer.h"
+#include "kiln/optim/recordable_optimizer.h"
 
 namespace kiln {
 
@@ -19,9 +20,9 @@ class StepScalars {
   // schedule.lr_at(first_step + k)) that follow the optimizer's steps() so far, on the
   // parameters' device; the cursor restarts at row 0. Copies and waits, so it must not run
   // while a CUDA graph is being recorded.
-  void prepare(const Optimizer& optimizer, const LrSchedule& schedule, std::int64_t first_step,
-               std::int64_t count);
-  // What Optimizer::record_step reads.
+  void prepare(const RecordableOptimizer& optimizer, const LrSchedule& schedule,
+               std::int64_t first_step, std::int64_t count);
+  // What RecordableOptimizer::record_step reads.
   StepScalarRows rows() { return {&rows_, &cursor_}; }
   // Rows no replay has used yet; replayed() counts one replay.
   std::int64_t remaining() const { return remaining_; }

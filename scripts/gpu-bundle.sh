@@ -15,7 +15,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build=${KILN_GPU_BUNDLE_BUILD_DIR:-build-gpu-bundle}
 bundle="gpu-bundle"
-targets=(kiln_gpu_tests train bench kiln_gpu_mlp_benchmark)
+targets=(kiln_gpu_tests train bench kiln-doctor kiln_gpu_mlp_benchmark)
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DKILN_NATIVE=OFF -DKILN_OPENBLAS=OFF -DKILN_ONEDNN=OFF -DKILN_BUILD_TESTS=ON -DKILN_BUILD_BENCHMARKS=ON >/dev/null
@@ -23,7 +23,7 @@ cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
 rm -rf "$bundle"
 mkdir -p "$bundle/apps" "$bundle/tests" "$bundle/benchmarks" "$bundle/lib" "$bundle/lib-fallback"
-cp "$build/apps/train" "$build/apps/bench" "$bundle/apps/"
+cp "$build/apps/train" "$build/apps/bench" "$build/apps/kiln-doctor" "$bundle/apps/"
 cp "$build/tests/kiln_gpu_tests" "$bundle/tests/"
 cp "$build/benchmarks/kiln_gpu_mlp_benchmark" "$bundle/benchmarks/"
 

@@ -8,11 +8,11 @@
 
 base_budget=480
 stage_order=(gpu-tests bench-fp32 memcheck racecheck train-gpus gpu-mlp-benchmark bench-tf32
-             bench-bf16 bench-fp32-cuda-graph compare-pytorch train-mpirun-nccl)
+             bench-bf16 bench-fp32-cuda-graph compare-pytorch train-mpirun-nccl kiln-doctor)
 declare -A base_limit=(
   [gpu-tests]=170 [bench-fp32]=25 [memcheck]=80 [racecheck]=40 [train-gpus]=25
   [gpu-mlp-benchmark]=20 [bench-tf32]=20 [bench-bf16]=20 [bench-fp32-cuda-graph]=20
-  [compare-pytorch]=40 [train-mpirun-nccl]=15
+  [compare-pytorch]=40 [train-mpirun-nccl]=15 [kiln-doctor]=5
 )
 base_suite_limit=45  # one suite at most, so that a hang leaves time for the others
 min_suite_limit=10

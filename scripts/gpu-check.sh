@@ -188,7 +188,7 @@ else
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DKILN_BUILD_TESTS=ON -DKILN_BUILD_BENCHMARKS=ON >"$logs/configure.log" 2>&1 ||
     { fail configure "cmake (see configure.log)"; exit 1; }
-  cmake --build "$build" -j"$jobs" --target kiln_gpu_tests train bench kiln_gpu_mlp_benchmark \
+  cmake --build "$build" -j"$jobs" --target kiln_gpu_tests train bench kiln-doctor kiln_gpu_mlp_benchmark \
     >"$logs/build.log" 2>&1 || { fail build "cmake --build (see build.log)"; exit 1; }
 fi
 deadline=$((SECONDS + budget))  # the stages' budget starts here, after the set-up
@@ -278,6 +278,13 @@ else
   stage train-mpirun-nccl env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun --oversubscribe --mca btl_vader_single_copy_mechanism none -np "$gpu_count" \
     "${mpi_env[@]}" "$build/apps/train" --device=gpu "${train_job[@]}" || true
+fi
+
+# --- kiln-doctor on this machine: copies, the PCIe link under load, clocks, other processes
+if [[ -x $build/apps/kiln-doctor ]]; then
+  stage kiln-doctor env "${kiln_env[@]}" "$build/apps/kiln-doctor" --quick --json "$logs/doctor.json" || true
+else
+  skip kiln-doctor "$build/apps/kiln-doctor is missing (a bundle made before it: rerun scripts/gpu-bundle.sh)"
 fi
 
 if ((status == 0 && incomplete != 0)); then exit 3; fi

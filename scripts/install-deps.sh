@@ -13,8 +13,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev        # tests and benchmarks
   libcli11-dev nlohmann-json3-dev                   # apps: command lines, specs and reports
   zlib1g-dev libpng-dev libjpeg-dev                 # data: compressed files, image folders
-  protobuf-compiler libprotobuf-dev                 # io: TensorBoard event files (and ONNX export)
+  protobuf-compiler                                 # io: TensorBoard event files (own .proto)
   libopenmpi-dev openmpi-bin                        # data-parallel training across processes
+  libonnx-dev libprotobuf-dev                       # ONNX export: ONNX 1.12's protobuf classes and
+                                                    #   checker (export/), on Debian's protobuf
   clang libclang-rt-14-dev                          # fuzz targets: libFuzzer, ASan (tests/fuzz/)
   dataset-fashion-mnist                             # real data, /usr/share/datasets/fashion-mnist
 )

@@ -16,6 +16,7 @@
 #include "kiln/data/idx_dataset.h"
 #include "kiln/data/subset_dataset.h"
 #include "kiln/data/transformed_dataset.h"
+#include "kiln/spec/token_data_spec.h"
 
 namespace kiln {
 
@@ -23,7 +24,7 @@ namespace {
 
 constexpr const char* kForms =
     "fashion-mnist[:FOLDER], article, csv:PATH[:label=COLUMN][:target=class|float], "
-    "npy:FEATURES[,LABELS] or images:DIR";
+    "npy:FEATURES[,LABELS], images:DIR or tokens:PATH[:chars|:u16][:vocab=N][:context=T]";
 // Fashion-MNIST's pixel mean and standard deviation over the training set (pixels in [0, 1]).
 constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
 
@@ -150,8 +151,20 @@ std::shared_ptr<const Dataset> test_source(const DataSplits& main, const DataSpe
   return test;
 }
 
+// "train" or "test" when it is the one sub-folder of `dir`, else "".
+std::string only_split_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> folders;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error))
+    if (entry.is_directory()) folders.push_back(entry.path().filename().string());
+  if (folders.size() != 1 || (folders[0] != "train" && folders[0] != "test")) return "";
+  return folders[0];
+}
+
 // images:DIR — DIR/train and DIR/test when both exist (as kiln-export-images writes them), else
-// DIR itself with test_share of its images held out.
+// DIR itself (or DIR/train or DIR/test when that is its only folder) with test_share of its
+// images held out.
 DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
   namespace fs = std::filesystem;
   KILN_CHECK(!dir.empty(), "data spec images:DIR needs a folder");
@@ -168,6 +181,10 @@ DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
                train->sample_shape().str(), dir, test->sample_shape().str());
     return {spread(std::move(train), o.samples), std::move(test), true};
   }
+  // A folder holding only train/ (or only test/), as an export of one split writes it: its
+  // images are that folder's, not one class named "train".
+  if (const std::string split = only_split_folder(dir); !split.empty())
+    return held_out(std::make_shared<ImageFolderDataset>(dir + "/" + split), o);
   return held_out(std::make_shared<ImageFolderDataset>(dir), o);
 }
 
@@ -199,6 +216,7 @@ DataSplits open_source(const std::string& spec, const DataSpecOptions& options) 
   if (kind == "csv") return csv_splits(argument, options);
   if (kind == "npy") return npy_splits(argument, options);
   if (kind == "images") return image_splits(argument, options);
+  if (kind == "tokens") return token_splits(argument, options);
   KILN_THROW("unknown data '{}': expected {}", spec, kForms);
 }
 
@@ -219,7 +237,8 @@ DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
              "held out; drop DataSpecOptions::test_share (or give the test samples with "
              "DataSpecOptions::test_data)",
              options.test_share.value_or(0.0), spec);
-  if (!options.test_data.empty()) splits.test = test_source(splits, options);
+  // tokens: reads its test_data itself, with the training file's vocabulary.
+  if (!options.test_data.empty() && !splits.vocabulary) splits.test = test_source(splits, options);
   return splits;
 }
 
@@ -229,6 +248,7 @@ std::vector<std::string> data_spec_files(const std::string& spec) {
   const std::string argument = colon == std::string::npos ? "" : spec.substr(colon + 1);
   if (kind == "csv" && !argument.empty()) return {csv_source(argument).path};
   if (kind == "npy" && !argument.empty()) return npy_files(argument);
+  if (kind == "tokens" && !argument.empty()) return {parse_token_source(argument).path};
   return {};
 }
 

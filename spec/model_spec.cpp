@@ -7,6 +7,7 @@
 
 #include "kiln/core/checked_math.h"
 #include "kiln/core/error.h"
+#include "kiln/models/gpt.h"
 #include "kiln/models/memory_estimate.h"
 #include "kiln/models/presets.h"
 
@@ -15,7 +16,8 @@ namespace kiln {
 namespace {
 
 constexpr const char* kKnownModels =
-    "article, lenet5, cnn or mlp:IN-HIDDEN-...-OUT (e.g. mlp:784-512-256-10)";
+    "article, lenet5, cnn, mlp:IN-HIDDEN-...-OUT (e.g. mlp:784-512-256-10) or "
+    "gpt:LAYERS-HEADS-WIDTH-CONTEXT (e.g. gpt:4-4-128-64)";
 
 // The presets for 1x28x28 images take nothing else.
 void check_image_preset(const std::string& spec, const Shape& sample_shape, std::int32_t classes) {
@@ -52,9 +54,39 @@ std::vector<std::int64_t> mlp_widths(const std::string& spec) {
   return parse_widths(spec, std::string_view(spec).substr(4));
 }
 
+namespace {
+
+GptConfig gpt_config(const std::string& spec) {
+  KILN_CHECK(spec.rfind("gpt:", 0) == 0, "model '{}' is not a GPT; expected {}", spec, kKnownModels);
+  const std::vector<std::int64_t> v = parse_widths(spec, std::string_view(spec).substr(4));
+  KILN_CHECK(v.size() == 4,
+             "model '{}': a GPT spec is gpt:LAYERS-HEADS-WIDTH-CONTEXT, four numbers, found {}",
+             spec, v.size());
+  GptConfig c;
+  c.layers = v[0], c.heads = v[1], c.width = v[2], c.context = v[3];
+  KILN_CHECK(c.width % c.heads == 0,
+             "model '{}': the width {} must be a multiple of the {} heads; change one of them",
+             spec, c.width, c.heads);
+  return c;
+}
+
+}  // namespace
+
 Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
                   Generator& gen) {
   Model model{spec, nullptr, Shape{sample_shape.numel()}};
+  if (spec.rfind("gpt:", 0) == 0) {
+    GptConfig c = gpt_config(spec);
+    KILN_CHECK(sample_shape.rank() == 1 && sample_shape[0] == c.context,
+               "model '{}' takes windows of {} token ids but each sample of the data is {}; use a "
+               "context of {} or windows of {}",
+               spec, c.context, sample_shape.str(), sample_shape.numel(), c.context);
+    KILN_CHECK(classes > 0, "model '{}' needs a vocabulary of at least one token, found {}", spec,
+               classes);
+    c.vocabulary = classes;
+    model.net = std::make_shared<Gpt>(c, gen);
+    return model;
+  }
   if (spec == "lenet5" || spec == "cnn") {
     check_image_preset(spec, sample_shape, classes);
     model.input_shape = sample_shape;
@@ -131,6 +163,12 @@ MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sampl
     dims.insert(dims.end(), model.input_shape.dims().begin(), model.input_shape.dims().end());
     return estimate_training_memory(*model.net, Shape(std::move(dims)), optimizer_state_tensors);
   }
+  if (spec.rfind("gpt:", 0) == 0) {  // built (a GPT of a preset's size builds in milliseconds)
+    Generator scratch(0);
+    Model model = build_model(spec, sample_shape, classes, scratch);
+    return estimate_training_memory(*model.net, Shape{batch_size, sample_shape.numel()},
+                                    optimizer_state_tensors);
+  }
   if (spec != "article" && spec.rfind("mlp:", 0) != 0) return {};  // build_model names the mistake
   return mlp_memory(spec, batch_size, optimizer_state_tensors);
 }
@@ -143,6 +181,12 @@ void check_model_fits(const std::string& spec, const Shape& sample_shape, std::i
       e, e.total(), available_memory(device), device,
       fmt::format("model '{}' with batches of {}", spec, batch_size),
       "use a smaller model (TrainerOptions::run.model) or batch (TrainerOptions::run.batch_size)");
+}
+
+Sequential& Model::sequential() const {
+  auto* s = dynamic_cast<Sequential*>(net.get());
+  KILN_CHECK(s != nullptr, "model '{}' is not a Sequential of layers", spec);
+  return *s;
 }
 
 Tensor Model::as_input(const Tensor& batch) const {

@@ -1,7 +1,9 @@
 // Model specs, the model words of the spec language: "article" (the article's 784-1024x4-10
-// MLP), "lenet5", "cnn" (both for 1x28x28 images), or an MLP spec "mlp:784-512-256-10" (ReLU
-// between Linear layers); the builders are models/presets.h. The input width and class count of
-// the data must fit the spec; a mismatch is an error that says which side to change.
+// MLP), "lenet5", "cnn" (both for 1x28x28 images), an MLP spec "mlp:784-512-256-10" (ReLU
+// between Linear layers), or a GPT "gpt:LAYERS-HEADS-WIDTH-CONTEXT" (models/gpt.h) over token
+// windows, its vocabulary the data's class count; the builders are models/presets.h. The input
+// width and class count of the data must fit the spec; a mismatch is an error that says which
+// side to change.
 #pragma once
 
 #include <memory>
@@ -15,16 +17,20 @@ namespace kiln {
 
 struct Model {
   std::string spec;
-  std::shared_ptr<Sequential> net;
+  std::shared_ptr<Module> net;
   // One sample as the network takes it: (784) for an MLP, (1, 28, 28) for lenet5 and cnn. A batch of
   // (B, sample shape of the data) is viewed as (B, input_shape) — free, the same elements.
   Shape input_shape;
 
   // A batch (B, sample shape of the data) as the network takes it, (B, input_shape): a view.
   Tensor as_input(const Tensor& batch) const;
+  // The network as the Sequential every preset but gpt builds (summaries, layer access); throws
+  // for a gpt model.
+  Sequential& sequential() const;
 };
 
-// sample_shape: one sample's shape in the data, e.g. (1, 28, 28); classes: the label count.
+// sample_shape: one sample's shape in the data, e.g. (1, 28, 28), or (T) token ids for gpt;
+// classes: the label count (gpt: the vocabulary size).
 // Parameters are named as in PyTorch ("layers.0.weight"), with no Flatten layer in front.
 Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
                   Generator& gen);

@@ -61,9 +61,9 @@ void copy_by_name(const std::string& file, const std::map<std::string, Tensor>& 
 }
 
 // Parameters and buffers (BatchNorm's running statistics) by name: what model.safetensors holds.
-// The values are about to be written, so the parameters' bf16 copies are reset.
+// The values are about to be written, so the parameters' extensions drop their copies of them.
 std::map<std::string, Tensor*> weight_targets(Module& model) {
-  invalidate_bf16_copies(model);
+  parameter_values_changed(model);
   std::map<std::string, Tensor*> targets;
   for (Parameter* p : model.parameters()) targets[p->name] = &p->value;
   for (Buffer* b : model.buffers()) targets[b->name] = &b->value;

@@ -35,6 +35,13 @@ ConsoleReporter::ConsoleReporter(std::ostream& out, bool progress, const Setting
 
 void ConsoleReporter::on_fit_begin(Trainer& trainer, std::int64_t epochs) {
   planned_epochs_ = epochs;
+  const std::int64_t steps = trainer.options().steps;
+  if (steps > 0) {  // counted in steps: `epochs` is the number of evaluations
+    if (trainer.state().global_step >= steps)
+      out_ << fmt::format("nothing to train: the checkpoint holds all {} steps (raise TrainerOptions::steps)\n",
+                          trainer.state().global_step);
+    return;
+  }
   if (trainer.state().epoch >= epochs)
     out_ << fmt::format("nothing to train: the checkpoint holds all {} epochs (raise {})\n",
                         trainer.state().epoch, words_.phrase({Setting::epochs, ""}));

@@ -1,6 +1,7 @@
-// Diagnosis rules. Thresholds: waiting for data more than 20 % of the step is input-bound
-// (the article saw 98 %); copies above 15 % on a GPU point at pageable memory; a GPU memory
-// peak under half the card leaves room for a larger batch.
+// Diagnosis rules. Thresholds: waiting for data 10 % of the step or more is input-bound (the
+// article saw 98 %): more workers where a core is idle for them, else a cheaper loading; copies above
+// 15 % on a GPU point at pageable memory; a GPU memory peak under half the card leaves room for
+// a larger batch; threads waiting for a core 10 % of their ready time share the CPU with others.
 #include "kiln/training/diagnosis.h"
 
 #include <algorithm>
@@ -9,15 +10,36 @@
 #include <fmt/args.h>
 #include <fmt/format.h>
 
+#include "kiln/core/error.h"
+
 namespace kiln {
 
 namespace {
 
-constexpr double kInputBoundPercent = 20.0;
+constexpr double kInputBoundPercent = 20.0;  // GPU utilisation is judged only below it
 constexpr double kCopyBoundPercent = 15.0;
 constexpr double kLowMemoryFraction = 0.5;
 constexpr double kLowGpuUtilization = 60.0;
 constexpr double kCommunicationBoundPercent = 25.0;  // gradient all-reduce not hidden by compute
+constexpr double kInputWaitWithIdleCores = 10.0;     // input-bound when a worker has a core to run on
+constexpr double kCpuShareFall = 0.75;               // an epoch's CPU share under 3/4 of an earlier one's
+
+bool shares_cpu(const EpochReport& r) { return r.run_queue_wait_percent >= kRealShareWaitPercent; }
+
+// Cores the epoch left idle: the machine's, less what this process and the others /proc shows
+// used. Threads that waited for a core leave none, whatever /proc shows.
+double idle_cores(const EpochReport& r, int cores) {
+  if (shares_cpu(r)) return 0.0;
+  double others = 0.0;
+  for (const ProcessShare& p : r.cpu_competitors) others += p.cpu_percent / 100.0;
+  return std::max(0.0, cores * (1.0 - r.process_cpu_percent / 100.0) - others);
+}
+
+// "cc1plus 95 %, make 4 %", or what hides them.
+std::string competitors(const EpochReport& r) {
+  if (!r.cpu_competitors.empty()) return describe_processes(r.cpu_competitors);
+  return "/proc shows no other process: another container's or the hypervisor's";
+}
 
 // More workers while there are cores for them; 0 when they already match the cores.
 int suggested_workers(const EpochReport& r, int cores) {
@@ -95,6 +117,7 @@ std::string_view bottleneck_name(Bottleneck bottleneck) {
     case Bottleneck::input: return "input";
     case Bottleneck::copy: return "copy";
     case Bottleneck::compute: return "compute";
+    case Bottleneck::shared_cpu: return "shared-cpu";
   }
   return "?";
 }
@@ -108,7 +131,35 @@ Diagnosis diagnose(const EpochReport& r, int cores) {
   };
   const double wait = r.stage_percent(Stage::data_wait);
   const double copy = r.stage_percent(Stage::copy);
-  if (wait >= kInputBoundPercent) {
+  const bool spare_core = idle_cores(r, cores) >= 1.0;
+  auto add_bf16 = [&] {
+    if (!r.on_gpu && r.precision == "fp32" && r.cpu_bf16_instructions)
+      add(Finding::bf16_available, 0.0,
+          "this CPU multiplies bf16 in hardware: {} runs the matrix products and convolutions on "
+          "it (bf16 "
+          "inputs, fp32 accumulation and master weights; about 1e-2 relative error per product); "
+          "{} "
+          "measures what it gives here",
+          {{{Setting::precision, "bf16"}}, {{Setting::measure_bf16, ""}}});
+  };
+  auto add_shared_cpu = [&] {
+    std::string text = fmt::format(
+        "shared CPU: this process's threads waited for a core {:.0f} % of the time they were ready; other "
+        "processes take a real share ({})",
+        r.run_queue_wait_percent, competitors(r));
+    if (r.steal_percent >= 5.0) text += fmt::format("; the hypervisor stole {:.0f} % of the CPUs", r.steal_percent);
+    add(Finding::shared_cpu, r.run_queue_wait_percent,
+        escaped(text + "; alone on this machine the epoch would take about that much less"));
+  };
+  if (wait >= kInputWaitWithIdleCores && !spare_core) {
+    d.bottleneck = Bottleneck::input;
+    add(Finding::input_bound, wait,
+        escaped(fmt::format("input-bound: {:.0f} % of step time waiting for data; more workers cannot help "
+                            "here: no core is idle (this process used {:.0f} % of the {} cores{}); make loading "
+                            "cheaper (decode once, lighter transforms) or free cores",
+                            wait, r.process_cpu_percent, cores,
+                            r.cpu_competitors.empty() ? "" : ", others " + describe_processes(r.cpu_competitors))));
+  } else if (wait >= kInputWaitWithIdleCores) {
     d.bottleneck = Bottleneck::input;
     d.suggested_workers = suggested_workers(r, cores);
     const std::string measured =
@@ -137,19 +188,17 @@ Diagnosis diagnose(const EpochReport& r, int cores) {
     else
       add(Finding::copy_bound, copy, measured + "try {} so copies overlap compute",
           {{{Setting::pin_memory, "true"}}});
+  } else if (shares_cpu(r)) {
+    d.bottleneck = Bottleneck::shared_cpu;  // not compute-bound: the compute does not get the cores
+    add_shared_cpu();
+    add_bf16();
   } else {
     add(Finding::compute_bound, wait,
         escaped(fmt::format(
             "compute-bound: the loader keeps up ({:.0f} % of step time waiting for data)", wait)));
-    if (!r.on_gpu && r.precision == "fp32" && r.cpu_bf16_instructions)
-      add(Finding::bf16_available, 0.0,
-          "this CPU multiplies bf16 in hardware: {} runs the matrix products and convolutions on "
-          "it (bf16 "
-          "inputs, fp32 accumulation and master weights; about 1e-2 relative error per product); "
-          "{} "
-          "measures what it gives here",
-          {{{Setting::precision, "bf16"}}, {{Setting::measure_bf16, ""}}});
+    add_bf16();
   }
+  if (shares_cpu(r) && d.bottleneck != Bottleneck::shared_cpu) add_shared_cpu();
   const double allreduce = r.stage_percent(Stage::allreduce);
   if (allreduce >= kCommunicationBoundPercent)
     add(Finding::communication_bound, allreduce,
@@ -183,6 +232,33 @@ Diagnosis diagnose(const EpochReport& r, int cores) {
             "GPU utilisation {:.0f} %: kernels are too small to fill the GPU; a larger batch "
             "gives each launch more work",
             r.gpu_utilization_percent)));
+  return d;
+}
+
+Diagnosis diagnose(const std::vector<EpochReport>& epochs, int cores) {
+  KILN_CHECK(!epochs.empty(), "diagnose needs at least one epoch's report");
+  Diagnosis d = diagnose(epochs.back(), cores);
+  // The first epoch whose share fell against the best before it (the article's "CPU use starts
+  // high and drops after a few minutes").
+  const EpochReport* best = &epochs.front();
+  for (const EpochReport& r : epochs) {
+    if (&r != best && best->process_cpu_percent > 0.0 &&
+        r.process_cpu_percent < kCpuShareFall * best->process_cpu_percent) {
+      std::string text = fmt::format(
+          "CPU use fell in epoch {}: the process got {:.0f} % of the machine there against {:.0f} % in epoch {} "
+          "({:.0f} against {:.0f} samples/s)",
+          r.epoch, r.process_cpu_percent, best->process_cpu_percent, best->epoch, r.samples_per_s,
+          best->samples_per_s);
+      if (shares_cpu(r))
+        text += fmt::format("; its threads then waited for a core {:.0f} % of the time ({})", r.run_queue_wait_percent,
+                            competitors(r));
+      else
+        text += "; no other process took the cores: look for throttled clocks or a stage that slowed";
+      d.items.insert(d.items.begin() + 1, DiagnosisItem{Finding::cpu_share_fell, r.process_cpu_percent, escaped(text), {}});
+      break;
+    }
+    if (r.process_cpu_percent > best->process_cpu_percent) best = &r;
+  }
   return d;
 }
 

@@ -15,8 +15,9 @@
 
 namespace kiln {
 
-// What holds the step back: waiting for the loader, copying batches to the GPU, or the compute.
-enum class Bottleneck { input, copy, compute };
+// What holds the step back: waiting for the loader, copying batches to the GPU, the compute, or
+// other processes that take the cores the compute needs.
+enum class Bottleneck { input, copy, compute, shared_cpu };
 
 enum class Finding {
   input_bound,          // the loop waits for data
@@ -26,6 +27,8 @@ enum class Finding {
   communication_bound,  // the gradient all-reduce is not hidden by backward
   larger_batch_fits,    // GPU memory mostly free
   low_gpu_utilization,  // kernels too small to fill the GPU
+  shared_cpu,           // other processes take a real share of the cores
+  cpu_share_fell,       // the process got less CPU in a later epoch than in an earlier one
 };
 
 // A setting the diagnosis advises, and the value it advises for it.
@@ -77,9 +80,14 @@ struct Diagnosis {
   std::string text(const SettingWords& words = api_setting_words()) const;
 };
 
-std::string_view bottleneck_name(Bottleneck bottleneck);  // "input", "copy", "compute"
+std::string_view bottleneck_name(Bottleneck bottleneck);  // "input", "copy", "compute", "shared-cpu"
 
-// cores: the machine's CPU cores, to bound the worker advice.
+// cores: the machine's CPU cores, to bound the worker advice. Waiting for data 10 % of the step
+// or more is input-bound: with a core idle for another worker the diagnosis suggests workers,
+// with none idle it says that workers cannot help.
 Diagnosis diagnose(const EpochReport& report, int cores);
+// The last epoch's diagnosis, and the first epoch whose CPU share fell by a quarter or more
+// against an earlier epoch's.
+Diagnosis diagnose(const std::vector<EpochReport>& epochs, int cores);
 
 }  // namespace kiln

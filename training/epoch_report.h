@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "kiln/training/cpu_competition.h"
 #include "kiln/training/step_profiler.h"
 
 namespace kiln {
@@ -29,10 +31,20 @@ struct EpochReport {
   double samples_per_s = 0.0;
   double train_loss = NAN, train_accuracy = NAN;
   double test_loss = NAN, test_accuracy = NAN;  // accuracy NaN for float targets (regression)
+  // A run counted in steps (TrainerOptions::steps): the step this report ends at and the run's
+  // steps; 0 in an epoch-counted run.
+  std::int64_t step = 0, steps = 0;
+  // The loss is a sequence's cross-entropy: its perplexity exp(loss) is shown beside it.
+  bool perplexity = false;
   bool test_split = true;  // false: no test split was given (a test share of 0): nothing evaluated
 
   StageTotals stages;              // milliseconds per stage over the epoch
   double process_cpu_percent = 0;  // CPU time of the process / (wall time * cores), in %
+  // Of the time the process's threads were ready to run, the share they waited for a core
+  // (/proc/self/task/*/schedstat; -1: the kernel does not say): other processes' share.
+  double run_queue_wait_percent = -1;
+  double steal_percent = -1;                  // of all CPUs' time, taken by a hypervisor (-1: unknown)
+  std::vector<ProcessShare> cpu_competitors;  // other processes using 5 % of a core or more
   double loader_busy_percent = 0;  // worker busy time / (wall time * workers), in %
   double queue_occupancy = 0;      // mean batches ready when the loop asked for one
   std::int64_t queue_capacity = 0;

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 namespace kiln {
 
 namespace {
@@ -12,12 +14,21 @@ nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(
 
 std::string percent_or_dash(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f} %", 100.0 * v); }
 
-// "loss 0.1234 acc 91.0 %", or "loss 0.0123" alone for float targets (no accuracy).
-std::string loss_and_accuracy(double loss, double accuracy) {
+// "loss 0.1234 acc 91.0 %", or "loss 0.0123" alone for float targets (no accuracy), or
+// "loss 1.8800 ppl 6.55" for a sequence's tokens.
+std::string loss_and_accuracy(double loss, double accuracy, bool perplexity) {
   std::string text = fmt::format("loss {:.4f}", loss);
+  if (perplexity) text += fmt::format(" ppl {:.2f}", std::exp(loss));
   if (!std::isnan(accuracy)) text += " acc " + percent_or_dash(accuracy);
   return text;
 }
+
+nlohmann::json competitors_json(const std::vector<ProcessShare>& others) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ProcessShare& p : others) out.push_back({{"pid", p.pid}, {"name", p.name}, {"cpu_percent", p.cpu_percent}});
+  return out;
+}
+
 }  // namespace
 
 std::string epoch_label(std::int64_t epoch, std::int64_t epochs) {
@@ -27,9 +38,10 @@ std::string epoch_label(std::int64_t epoch, std::int64_t epochs) {
 std::string format_epoch_summary(const EpochReport& r, std::int64_t epochs) {
   const std::string test = !r.test_split           ? "no test split"
                            : std::isnan(r.test_loss) ? "test not evaluated"
-                                                     : "test " + loss_and_accuracy(r.test_loss, r.test_accuracy);
-  return fmt::format("{}  {:.1f} s  {:.0f} samples/s  train {}  {}", epoch_label(r.epoch, epochs), r.wall_s,
-                     r.samples_per_s, loss_and_accuracy(r.train_loss, r.train_accuracy), test);
+                                                     : "test " + loss_and_accuracy(r.test_loss, r.test_accuracy, r.perplexity);
+  const std::string label = r.steps > 0 ? fmt::format("step {}/{}", r.step, r.steps) : epoch_label(r.epoch, epochs);
+  return fmt::format("{}  {:.1f} s  {:.0f} samples/s  train {}  {}", label, r.wall_s, r.samples_per_s,
+                     loss_and_accuracy(r.train_loss, r.train_accuracy, r.perplexity), test);
 }
 
 std::string format_stage_table(const EpochReport& r) {
@@ -48,6 +60,11 @@ std::string format_stage_table(const EpochReport& r) {
   t += fmt::format("  CPU: process {:.0f} % of {} threads' time, loader workers busy {:.0f} % ({} workers{})\n",
                    r.process_cpu_percent, r.cpu_threads, r.loader_busy_percent, r.workers,
                    r.pin_memory ? ", pinned memory" : "");
+  // Only where others take a real share, so that a machine of its own prints what it always did.
+  if (r.run_queue_wait_percent >= kRealShareWaitPercent)
+    t += fmt::format("  CPU competition: threads waited for a core {:.0f} % of their ready time; others: {}\n",
+                     r.run_queue_wait_percent,
+                     r.cpu_competitors.empty() ? std::string("hidden from /proc") : describe_processes(r.cpu_competitors));
   if (r.on_gpu) {
     t += fmt::format("  GPU: memory {:.0f} MiB in use, {:.0f} MiB peak of {:.0f} MiB; utilisation {}\n",
                      r.gpu_memory_in_use_mib, r.gpu_memory_peak_mib, r.gpu_memory_total_mib,
@@ -63,7 +80,7 @@ std::string to_json_line(const EpochReport& r) {
     const auto s = static_cast<Stage>(i);
     stages[std::string(stage_name(s))] = {{"seconds", r.stages[s] / 1000.0}, {"percent", r.stage_percent(s)}};
   }
-  const nlohmann::json line = {{"epoch", r.epoch},
+  nlohmann::json line = {{"epoch", r.epoch},
           {"device", r.device},
           {"batch_size", r.batch_size},
           {"batches", r.batches},
@@ -81,6 +98,10 @@ std::string to_json_line(const EpochReport& r) {
           {"test_split", r.test_split},
           {"stages", stages},
           {"process_cpu_percent", r.process_cpu_percent},
+          {"run_queue_wait_percent", r.run_queue_wait_percent >= 0 ? nlohmann::json(r.run_queue_wait_percent)
+                                                                   : nlohmann::json(nullptr)},
+          {"steal_percent", r.steal_percent >= 0 ? nlohmann::json(r.steal_percent) : nlohmann::json(nullptr)},
+          {"cpu_competitors", competitors_json(r.cpu_competitors)},
           {"loader_busy_percent", r.loader_busy_percent},
           {"queue_occupancy", r.queue_occupancy},
           {"queue_capacity", r.queue_capacity},
@@ -89,6 +110,15 @@ std::string to_json_line(const EpochReport& r) {
           {"gpu_memory_total_mib", r.gpu_memory_total_mib},
           {"gpu_utilization_percent", r.gpu_utilization_percent >= 0 ? nlohmann::json(r.gpu_utilization_percent)
                                                                      : nlohmann::json(nullptr)}};
+  // Only where they apply, so that an epoch-counted run's lines stay as they were.
+  if (r.steps > 0) {
+    line["step"] = r.step;
+    line["steps"] = r.steps;
+  }
+  if (r.perplexity) {
+    line["train_perplexity"] = number_or_null(std::exp(r.train_loss));
+    line["test_perplexity"] = number_or_null(std::exp(r.test_loss));
+  }
   return line.dump();
 }
 

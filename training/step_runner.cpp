@@ -11,6 +11,7 @@
 #include "kiln/core/ops.h"
 #include "kiln/core/stream.h"
 #include "kiln/distributed/data_parallel.h"
+#include "kiln/layers/gradient_ready_hook.h"
 
 namespace kiln {
 
@@ -19,6 +20,16 @@ StepRunner::StepRunner(Module& model, Optimizer& optimizer, Loss& loss, Communic
     : model_(model), optimizer_(optimizer), loss_(loss), comm_(comm), device_(device),
       options_(std::move(options)), profiler_(device), metrics_(device) {
   if (options_.cuda_graph) graphed_ = std::make_unique<GraphedStep>();
+}
+
+RecordableOptimizer& StepRunner::recordable_optimizer() const {
+  RecordableOptimizer* recordable = as_recordable(optimizer_);
+  KILN_CHECK(recordable != nullptr,
+             "TrainerOptions::cuda_graph records the optimizer's update, and {} is not a "
+             "RecordableOptimizer (optim/recordable_optimizer.h) as Sgd and Adam are; derive it "
+             "from one or drop TrainerOptions::cuda_graph",
+             optimizer_.describe());
+  return *recordable;
 }
 
 Tensor StepRunner::as_input(const Tensor& x) const {
@@ -42,7 +53,8 @@ void StepRunner::prepare_replicas() {
         comm_.overlaps_compute() ? ", each started as soon as backward has produced it" : "");
   if (comm_.overlaps_compute())  // start each bucket as soon as backward has produced it
     // Each layer's parameter list made once, at its first report: a steady step allocates nothing.
-    model_.set_gradient_ready_hook(
+    set_gradient_ready_hook(
+        model_,
         [&r = *reducer_,
          lists = std::make_shared<std::unordered_map<const Module*, std::vector<Parameter*>>>()](
             Module& layer) {
@@ -90,15 +102,16 @@ Tensor StepRunner::eager_step(const Batch& batch) {
 Tensor StepRunner::graphed_step(const Batch& batch, const LrSchedule& schedule,
                                 std::int64_t global_step, std::int64_t steps_left) {
   GraphedStep& g = *graphed_;
+  RecordableOptimizer& optimizer = recordable_optimizer();
   if (!g.ready_for(batch.x.shape())) return eager_step(batch);
   const Stream stream = Stream::current(device_);
   if (!g.graph.captured()) {
     g.prepare_inputs(batch, device_);
-    g.scalars.prepare(optimizer_, schedule, global_step, steps_left);
+    g.scalars.prepare(optimizer, schedule, global_step, steps_left);
     try {
       g.graph.capture(device_, [&] {
         g.loss = forward_backward(g.x, g.y, false);
-        optimizer_.record_step(g.scalars.rows());
+        optimizer.record_step(g.scalars.rows());
       });
     } catch (const Error& e) {
       KILN_THROW(
@@ -112,7 +125,7 @@ Tensor StepRunner::graphed_step(const Batch& batch, const LrSchedule& schedule,
   copy_async(batch.y, g.y, stream);
   g.graph.replay();
   metrics_.count(batch.x.size(0));
-  optimizer_.replayed();
+  optimizer.replayed();
   g.scalars.replayed();
   profiler_.stop(Stage::graph);
   return g.loss;

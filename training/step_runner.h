@@ -19,6 +19,7 @@
 #include "kiln/layers/module.h"
 #include "kiln/optim/lr_schedule.h"
 #include "kiln/optim/optimizer.h"
+#include "kiln/optim/recordable_optimizer.h"
 #include "kiln/training/graphed_step.h"
 #include "kiln/training/step_profiler.h"
 
@@ -47,6 +48,8 @@ class StepRunner {
               std::int64_t steps_left);
   // Forgets the recorded graph: after evaluation, which may move the modules' buffers.
   void reset_graph();
+  // The optimizer as the graphed step records it; throws when its update cannot be recorded.
+  RecordableOptimizer& recordable_optimizer() const;
 
   StepProfiler& profiler() { return profiler_; }
   RunningMetrics& metrics() { return metrics_; }

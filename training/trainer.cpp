@@ -19,6 +19,7 @@
 #include "kiln/training/checkpoint.h"
 #include "kiln/training/checkpointer.h"
 #include "kiln/training/console_reporter.h"
+#include "kiln/training/cpu_competition.h"
 #include "kiln/training/fit_checks.h"
 #include "kiln/training/gpu_monitor.h"
 #include "kiln/training/json_log.h"
@@ -69,6 +70,10 @@ void check_resumable(const TrainerOptions& o, const Module& model, const Trainin
   for (std::size_t i = 0; i < now.size(); ++i)
     if (then[i].value && now[i].value && *then[i].value != *now[i].value)
       differences.push_back(fmt::format("{} {} (this run: {})", now[i].name, *then[i].value, *now[i].value));
+  if (saved.vocabulary && o.vocabulary && *saved.vocabulary != *o.vocabulary)
+    differences.push_back(fmt::format("a {} vocabulary of {} tokens (this run: a {} vocabulary of {})",
+                                      vocabulary_kind_name(saved.vocabulary->kind), saved.vocabulary->size,
+                                      vocabulary_kind_name(o.vocabulary->kind), o.vocabulary->size));
   for (const auto& [name, value] : o.legacy_settings) {
     const auto it = saved.legacy_settings.find(name);
     if (it != saved.legacy_settings.end() && it->second != value)
@@ -162,7 +167,8 @@ struct Trainer::Impl {
     return report;
   }
 
-  void fill_resources(const DataLoader& train, EpochReport& report, double cpu_seconds, GpuMonitor& monitor) {
+  void fill_resources(const DataLoader& train, EpochReport& report, double cpu_seconds, GpuMonitor& monitor,
+                      const CpuSample& cpu_before) {
     const LoaderStats loader = train.stats();
     report.stages[Stage::data_wait] += loader.wait_ms;
     report.stages[Stage::copy] += loader.copy_ms;  // on the copy stream, beside the compute stages
@@ -174,6 +180,10 @@ struct Trainer::Impl {
     const int workers = std::max(1, report.workers);
     report.loader_busy_percent = wall_ms > 0 ? 100.0 * busy / (wall_ms * workers) : 0.0;
     report.process_cpu_percent = report.wall_s > 0 ? 100.0 * cpu_seconds / (report.wall_s * machine_cores()) : 0.0;
+    const CpuShare share = cpu_share_between(cpu_before, sample_cpu(true));
+    report.run_queue_wait_percent = share.wait_percent();
+    report.steal_percent = share.steal_percent;
+    report.cpu_competitors = share.others;
     report.gpu_utilization_percent = monitor.stop();
     if (device.is_cuda()) {
       const MemoryStats m = memory_stats(device);
@@ -196,6 +206,7 @@ struct Trainer::Impl {
     GpuMonitor monitor(device);
     monitor.start();
     const double cpu_start = process_cpu_seconds();
+    const CpuSample cpu_before = sample_cpu(true);  // who else takes the cores, read at the epoch's end
     const Clock::time_point start = Clock::now();
     for (const auto& observer : observers) observer->on_epoch_begin(owner, state.epoch + 1);
     const std::int64_t total = train.batches_per_epoch();
@@ -234,6 +245,65 @@ struct Trainer::Impl {
     const auto values = sum_over_ranks(metrics.read(), comm);
     report.train_loss = values.mean_loss;
     report.train_accuracy = values.accuracy;
+    fill_resources(train, report, process_cpu_seconds() - cpu_start, monitor, cpu_before);
+    return report;
+  }
+
+  // The training half of a step-counted run's report: steps until `period_end` (or a stop
+  // request, which sets `interrupted`), crossing the loader's epochs; the position is kept as in
+  // an epoch-counted run (loader epoch, batches of it done, global step), so checkpoints resume
+  // at the step.
+  EpochReport train_period(Trainer& owner, DataLoader& train, std::int64_t period, std::int64_t period_end,
+                           bool& interrupted) {
+    EpochReport report = begin_report(train);
+    report.epoch = period;
+    train.reset_stats();
+    profiler.read_and_reset();
+    metrics.reset();
+    runner.reset_graph();  // evaluation may have moved buffers
+    if (device.is_cuda()) reset_peak_memory_stats(device);
+    GpuMonitor monitor(device);
+    monitor.start();
+    const double cpu_start = process_cpu_seconds();
+    const Clock::time_point start = Clock::now();
+    for (const auto& observer : observers) observer->on_epoch_begin(owner, period);
+    const std::int64_t first_step = state.global_step;
+    const std::int64_t period_steps = period_end - first_step;
+    while (state.global_step < period_end && !interrupted) {
+      train.set_epoch(state.epoch);
+      const std::int64_t skip = state.batches_done;
+      std::int64_t seen = 0;
+      for (const Batch& batch : train) {
+        if (seen++ < skip) continue;  // resuming inside a loader epoch: the order is the same
+        for (const auto& observer : observers) observer->on_step_begin(owner, state.global_step);
+        const Tensor mean_loss = train_step(batch, o.steps - state.global_step);
+        ++state.batches_done;
+        report.samples += batch.x.size(0) * comm.world_size();
+        const StepEnd step_end{period, state.global_step - first_step, period_steps, mean_loss, report.batch_size,
+                               &metrics};
+        for (const auto& observer : observers) observer->on_step_end(owner, step_end);
+        // Ranks must stop at the same step: with several, they agree every 10 steps and at the end.
+        bool stopping = o.stop && o.stop->load();
+        if (comm.world_size() > 1)
+          stopping = (state.global_step % 10 == 0 || state.global_step == period_end) &&
+                     any_rank_stopping(stopping, comm);
+        if (stopping) interrupted = true;
+        if (stopping || state.global_step >= period_end) break;
+      }
+      if (state.batches_done >= train.batches_per_epoch()) {
+        ++state.epoch;
+        state.batches_done = 0;
+      }
+    }
+    report.batches = state.global_step - first_step;
+    report.epoch_samples = period_steps * report.batch_size;
+    report.stages = profiler.read_and_reset();  // waits for the last GPU step
+    report.wall_s = seconds_since(start);
+    report.samples_per_s = static_cast<double>(report.samples) / std::max(report.wall_s, 1e-9);
+    report.lr = optimizer.lr();
+    const auto values = sum_over_ranks(metrics.read(), comm);
+    report.train_loss = values.mean_loss;
+    report.train_accuracy = values.accuracy;
     fill_resources(train, report, process_cpu_seconds() - cpu_start, monitor);
     return report;
   }
@@ -247,6 +317,7 @@ struct Trainer::Impl {
     state.batch_size = 1;  // until a step has been taken
     state.seed = o.run.seed.value_or(0);
     state.run = o.run;
+    state.vocabulary = o.vocabulary;
   }
 };
 
@@ -271,6 +342,13 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
   KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576, "TrainerOptions::bucket_mb must be in (0, 1048576] MiB, found {}",
              o.bucket_mb);
   KILN_CHECK(o.max_steps >= 0, "TrainerOptions::max_steps must be >= 0 (0: whole epochs), found {}", o.max_steps);
+  KILN_CHECK(o.steps >= 0 && o.eval_interval >= 0 && o.eval_iters >= 0,
+             "TrainerOptions::steps ({}), eval_interval ({}) and eval_iters ({}) must be >= 0", o.steps,
+             o.eval_interval, o.eval_iters);
+  KILN_CHECK(o.steps == 0 || o.max_steps == 0,
+             "TrainerOptions::steps {} counts the run in steps, and TrainerOptions::max_steps {} cuts epochs short: "
+             "give one of the two",
+             o.steps, o.max_steps);
   for (const Parameter* p : optimizer.parameters())
     KILN_CHECK(p->value.device() == r.device,
                "parameter '{}' is on {} but the trainer trains on {}: call model.to(device) before building "
@@ -292,6 +370,7 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                "from inside backward; drop TrainerOptions::cuda_graph or the other ranks");
     const std::string blocker = model.graph_capture_blocker();
     KILN_CHECK(blocker.empty(), "TrainerOptions::cuda_graph cannot replay this model: {}; drop TrainerOptions::cuda_graph", blocker);
+    r.runner.recordable_optimizer();  // throws unless the optimizer's update can be recorded
   }
   model.set_input_grad_wanted(false);  // the input is data: no gradient of it to make
   r.record_run();
@@ -319,8 +398,11 @@ Tensor Trainer::step(const Batch& batch) {
   return r.train_step(batch, r.steps_left_hint);
 }
 
-RunningMetrics::Values Trainer::evaluate(DataLoader& data) {
+RunningMetrics::Values Trainer::evaluate(DataLoader& data) { return evaluate(data, 0); }
+
+RunningMetrics::Values Trainer::evaluate(DataLoader& data, std::int64_t max_batches) {
   Impl& r = *impl_;
+  KILN_CHECK(max_batches >= 0, "Trainer::evaluate: max_batches must be >= 0 (0: all), found {}", max_batches);
   r.runner.prepare_replicas();
   if (!r.comm.is_single_process()) broadcast_buffers_from_rank0(r.model, r.comm);
   r.runner.reset_graph();  // the loss's and the modules' buffers take other shapes here
@@ -328,9 +410,11 @@ RunningMetrics::Values Trainer::evaluate(DataLoader& data) {
   r.model.eval();
   RunningMetrics metrics(r.device);
   try {
+    std::int64_t batches = 0;
     for (const Batch& batch : data) {
       const Tensor& output = r.model.forward(r.runner.as_input(batch.x));
       metrics.update(output, batch.y, r.loss.forward(output, batch.y));
+      if (++batches == max_batches) break;
     }
   } catch (...) {
     r.model.train(was_training);
@@ -348,6 +432,7 @@ EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
   interrupted = false;
   EpochReport report = r.train_epoch(*this, train, interrupted);
   report.test_split = test != nullptr;
+  report.perplexity = r.loss.reports_perplexity();
   if (test != nullptr && !interrupted) {
     const auto values = evaluate(*test);
     report.test_loss = values.mean_loss;
@@ -364,6 +449,8 @@ EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
 FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test) {
   Impl& r = *impl_;
   KILN_CHECK(epochs >= 1, "fit's epochs must be at least 1, found {}", epochs);
+  KILN_CHECK(r.o.steps == 0, "TrainerOptions::steps {} counts the run in steps: train it with fit_steps, not fit",
+             r.o.steps);
   if (r.state.global_step == 0)
     check_training_fits_memory(r.model, r.optimizer, train, r.o.input_shape, r.device);
   r.settle_position(train);
@@ -378,6 +465,49 @@ FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test)
     }
     if (r.stop_requested) {
       result.stopped_early = r.state.epoch < epochs;
+      break;
+    }
+  }
+  if (!result.epochs.empty()) result.diagnosis = kiln::diagnose(result.epochs, machine_cores());
+  for (const auto& observer : r.observers) observer->on_fit_end(*this, result);
+  return result;
+}
+
+FitResult Trainer::fit_steps(DataLoader& train, DataLoader* test) {
+  Impl& r = *impl_;
+  const TrainerOptions& o = r.o;
+  KILN_CHECK(o.steps >= 1, "Trainer::fit_steps needs TrainerOptions::steps of at least 1, found {}", o.steps);
+  check_loader_has_batches(train);
+  if (r.state.global_step == 0)
+    check_training_fits_memory(r.model, r.optimizer, train, o.input_shape, r.device);
+  const std::int64_t interval = o.eval_interval > 0 ? o.eval_interval : o.steps;
+  const std::int64_t periods = (o.steps + interval - 1) / interval;
+  r.stop_requested = false;
+  r.interrupted = false;
+  FitResult result;
+  for (const auto& observer : r.observers) observer->on_fit_begin(*this, periods);
+  while (r.state.global_step < o.steps) {
+    const std::int64_t period = r.state.global_step / interval + 1;
+    bool& interrupted = r.interrupted;
+    EpochReport report = r.train_period(*this, train, period, std::min(o.steps, period * interval), interrupted);
+    report.step = r.state.global_step;
+    report.steps = o.steps;
+    report.perplexity = r.loss.reports_perplexity();
+    report.test_split = test != nullptr;
+    if (test != nullptr && !interrupted) {
+      test->set_epoch(0);  // the same batches at every evaluation, when their order is fixed
+      const auto values = evaluate(*test, o.eval_iters);
+      report.test_loss = values.mean_loss;
+      report.test_accuracy = values.accuracy;
+    }
+    for (const auto& observer : r.observers) observer->on_epoch_end(*this, report);
+    result.epochs.push_back(report);
+    if (interrupted) {
+      result.interrupted = true;
+      break;
+    }
+    if (r.stop_requested) {
+      result.stopped_early = r.state.global_step < o.steps;
       break;
     }
   }
@@ -421,6 +551,7 @@ std::int64_t Trainer::steps_per_epoch(const DataLoader& train) const { return im
 Diagnosis Trainer::diagnose(const EpochReport& report) const { return kiln::diagnose(report, machine_cores()); }
 const TrainingState& Trainer::state() const { return impl_->state; }
 const RunFingerprint& Trainer::fingerprint() const { return impl_->fingerprint; }
+const TrainerOptions& Trainer::options() const { return impl_->o; }
 Device Trainer::device() const { return impl_->device; }
 int Trainer::rank() const { return impl_->comm.rank(); }
 int Trainer::world_size() const { return impl_->comm.world_size(); }

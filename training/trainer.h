@@ -24,6 +24,7 @@
 #include "kiln/core/precision.h"
 #include "kiln/data/batch.h"
 #include "kiln/data/data_loader.h"
+#include "kiln/data/vocabulary.h"
 #include "kiln/layers/loss.h"
 #include "kiln/layers/metrics.h"
 #include "kiln/layers/module.h"
@@ -78,6 +79,17 @@ struct TrainerOptions {
   Communicator* comm = nullptr;
   double bucket_mb = 25;        // gradient all-reduce bucket size
   std::int64_t max_steps = 0;   // steps per epoch at most (0: whole epochs)
+  // A run counted in steps (fit_steps, as nanoGPT counts max_iters): the training steps in all,
+  // crossing the loader's epochs as needed; every eval_interval steps (and after the last) an
+  // evaluation on the first eval_iters batches of the test loader (0: all of them; the same
+  // batches each time when its order is fixed) ends a report like an epoch's: stage table, JSON
+  // line, checkpoint. 0: an epoch-counted run (fit).
+  std::int64_t steps = 0;
+  std::int64_t eval_interval = 0;  // 0: once, after the last step
+  std::int64_t eval_iters = 0;
+  // How the data's token ids map to text (data/vocabulary.h), recorded in every checkpoint so
+  // that kiln-generate decodes with it; unset: none recorded.
+  std::optional<Vocabulary> vocabulary;
   // Polled after every step: when set, the step finishes, a checkpoint is saved (with a folder)
   // and fit() returns with `interrupted`. A Ctrl-C handler sets it.
   const std::atomic<bool>* stop = nullptr;
@@ -107,11 +119,17 @@ class Trainer {
   // checkpoint stood), evaluating on `test` (may be null) after each, saving a checkpoint after
   // each when there is a folder, printing and logging as the options say.
   FitResult fit(DataLoader& train, std::int64_t epochs, DataLoader* test = nullptr);
+  // Trains until TrainerOptions::steps steps are done in all (a resumed trainer continues at its
+  // checkpoint's step), with an evaluation on `test` (may be null) and a report every
+  // TrainerOptions::eval_interval steps; FitResult::epochs holds one report per evaluation.
+  FitResult fit_steps(DataLoader& train, DataLoader* test = nullptr);
   // One epoch (the next one, or the rest of an interrupted one) and its evaluation; hooks run.
   EpochReport fit_epoch(DataLoader& train, DataLoader* test = nullptr);
   // Mean loss and accuracy of the current weights over `data`, in evaluation mode, summed over
   // the ranks of a data-parallel job (each evaluating its own shard).
   RunningMetrics::Values evaluate(DataLoader& data);
+  // The same over the first `max_batches` batches only (0: all).
+  RunningMetrics::Values evaluate(DataLoader& data, std::int64_t max_batches);
   // One training step on a batch (forward, loss, backward, all-reduce, update) for a loop of
   // one's own: returns the batch's mean loss, a scalar on the device (item() reads it).
   Tensor step(const Batch& batch);
@@ -143,6 +161,7 @@ class Trainer {
   // the settings that change the numbers, as the ranks compare them (the run report shows it).
   const RunFingerprint& fingerprint() const;
   const TrainingState& state() const;
+  const TrainerOptions& options() const;
   Device device() const;
   int rank() const;
   int world_size() const;

@@ -128,6 +128,23 @@ RunDescription run_from_json(const nlohmann::json& j, const std::string& path) {
   return r;
 }
 
+Vocabulary vocabulary_from_json(const nlohmann::json& j, const std::string& path) {
+  KILN_CHECK(j.is_object(), "'{}': \"vocabulary\" is {}: expected an object", path, bare_excerpt(j.dump()));
+  Vocabulary v;
+  v.kind = vocabulary_kind_from_name(string_field(j, "kind", path));
+  v.size = int_field(j, "size", 1, path);
+  const nlohmann::json& symbols = field(j, "symbols", path);
+  KILN_CHECK(symbols.is_array(), "'{}': the vocabulary's \"symbols\" is {}: expected an array", path,
+             bare_excerpt(symbols.dump()));
+  for (const nlohmann::json& c : symbols) {
+    KILN_CHECK(c.is_number_unsigned() && c.get<std::uint64_t>() <= UINT32_MAX,
+               "'{}': the vocabulary holds the symbol {}: expected a code point", path, bare_excerpt(c.dump()));
+    v.symbols.push_back(c.get<std::uint32_t>());
+  }
+  check_vocabulary(v, path);
+  return v;
+}
+
 }  // namespace
 
 std::string state_to_json(const TrainingState& s) {
@@ -151,6 +168,11 @@ std::string state_to_json(const TrainingState& s) {
   for (const auto& [name, piece] : s.pieces)
     pieces[name] = {{"bytes", piece.bytes}, {"crc32", piece.crc32}};
   j["pieces"] = pieces;
+  if (s.vocabulary) {
+    j["vocabulary"] = {{"kind", vocabulary_kind_name(s.vocabulary->kind)},
+                       {"size", s.vocabulary->size},
+                       {"symbols", s.vocabulary->symbols}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -221,6 +243,7 @@ TrainingState parse_training_state(std::string_view text, const std::string& pat
       s.pieces[name] = {unsigned_field(piece, "bytes", path), static_cast<std::uint32_t>(crc)};
     }
   }
+  if (j.contains("vocabulary")) s.vocabulary = vocabulary_from_json(j["vocabulary"], path);
   return s;
 }
 

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "kiln/data/vocabulary.h"
 #include "kiln/training/run_fingerprint.h"
 
 namespace kiln {
@@ -52,6 +54,10 @@ struct TrainingState {
   std::map<std::string, GeneratorState> generators;
   // File name -> size and CRC32; empty in checkpoints of the first layout (one folder, no units).
   std::map<std::string, CheckpointPiece> pieces;
+  // How the data's token ids map to text (TrainerOptions::vocabulary): state.json's
+  // "vocabulary", {"kind": "chars", "size": 65, "symbols": [10, 32, ...]}; unset in checkpoints
+  // of other data and in those written before kiln recorded it.
+  std::optional<Vocabulary> vocabulary;
 };
 
 std::string state_to_json(const TrainingState& state);

@@ -24,7 +24,7 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_option("--model", o.model, "article, lenet5, cnn, or mlp:784-512-256-10")->capture_default_str();
   app.add_option("--data", o.data,
                  "fashion-mnist[:DIR], article, csv:PATH[:label=COLUMN][:target=class|float], "
-                 "npy:FEATURES[,LABELS] or images:DIR")
+                 "npy:FEATURES[,LABELS], images:DIR or tokens:PATH[:chars|:u16][:vocab=N][:context=T]")
       ->capture_default_str();
   app.add_option("--test-data", o.test_data,
                  "a separate test source (same forms as --data): all of its samples are tested, "
@@ -86,6 +86,12 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_option("--dist-timeout", o.dist_timeout_s, "seconds a collective may wait before the job ends (0: never)")
       ->capture_default_str();
   app.add_option("--bucket-mb", o.bucket_mb, "gradient all-reduce bucket size in MiB")->capture_default_str();
+  // A run counted in steps (token data, where an epoch of random windows means little).
+  auto* steps = app.add_option("--steps", o.steps, "train this many steps in all, instead of --epochs");
+  app.add_option("--eval-interval", o.eval_interval,
+                 "with --steps: evaluate and report every N steps (default: once, at the end)");
+  app.add_option("--eval-iters", o.eval_iters, "with --steps: test batches per evaluation (default: all)");
+  steps->excludes(app.get_option("--epochs"));
 }
 
 // "rank 1 of 4: " under mpirun, so the message says which process failed.

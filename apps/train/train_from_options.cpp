@@ -3,6 +3,7 @@
 // a run from flags has: the flag checks, the header lines and --init. The library's messages
 // reach the user in train's flags (apps/train/flag_words.h).
 #include <algorithm>
+#include <charconv>
 #include <memory>
 #include <ostream>
 
@@ -32,6 +33,11 @@ namespace {
 
 void check_options(const TrainOptions& o) {
   KILN_CHECK(o.epochs >= 1, "--epochs must be at least 1, found {}", o.epochs);
+  KILN_CHECK(o.steps >= 0 && o.eval_interval >= 0 && o.eval_iters >= 0,
+             "--steps ({}), --eval-interval ({}) and --eval-iters ({}) must be >= 0", o.steps, o.eval_interval,
+             o.eval_iters);
+  KILN_CHECK(o.steps > 0 || (o.eval_interval == 0 && o.eval_iters == 0),
+             "--eval-interval and --eval-iters belong to a run counted in steps: give --steps N");
   KILN_CHECK(o.batch_size >= 1, "--batch-size must be at least 1, found {}", o.batch_size);
   KILN_CHECK(o.samples >= 0, "--samples must be >= 0 (0: all samples), found {}", o.samples);
   KILN_CHECK(o.lr > 0.0f && std::isfinite(o.lr), "--lr must be positive, found {}", o.lr);
@@ -80,6 +86,17 @@ std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o
   return outputs;
 }
 
+// The context length of a model spec that states one (gpt:LAYERS-HEADS-WIDTH-CONTEXT, its last
+// number), for token windows; 0 for any other model.
+std::int64_t model_context(const std::string& model) {
+  if (model.rfind("gpt:", 0) != 0) return 0;
+  const std::string shape = model.substr(4, model.find(':', 4) - 4);
+  const std::string last = shape.substr(shape.rfind('-') + 1);
+  std::int64_t context = 0;
+  const auto [end, ec] = std::from_chars(last.data(), last.data() + last.size(), context);
+  return ec == std::errc() && end == last.data() + last.size() ? context : 0;
+}
+
 }  // namespace
 
 namespace {
@@ -123,12 +140,18 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   t.comm = &comm;
   t.bucket_mb = o.bucket_mb;
   t.max_steps = o.max_steps;
+  t.steps = o.steps;
+  t.eval_interval = o.eval_interval;
+  t.eval_iters = o.eval_iters;
   t.stop = stop;
   const auto faults = std::make_shared<FaultInjection>();  // a bad KILN_INJECT_FAULT fails here
 
   Generator gen(o.seed);
-  const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data});
-  const std::unique_ptr<Loss> loss = make_loss(o.loss);
+  const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data, model_context(o.model)});
+  t.vocabulary = data.vocabulary;
+  // Token windows: a label per position, so cross-entropy over the sequence.
+  const bool sequence_labels = data.train->has_class_labels() && data.train->target_shape().rank() >= 1;
+  const std::unique_ptr<Loss> loss = make_loss(o.loss, sequence_labels);
   check_loss_fits_targets(*loss, data.train->has_class_labels(), data.train->describe());
   const OptimizerSettings optimizer_settings{o.momentum, o.nesterov, o.beta1,
                                              o.beta2,    o.eps,      o.weight_decay};
@@ -153,7 +176,9 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   lo.rank = comm.rank();
   lo.world_size = world;
   DataLoader train_loader(data.train, lo);
-  lo.shuffle = false;
+  // A step-counted run evaluates a few batches: shuffled once (the evaluation keeps epoch 0),
+  // they are spread over the whole test split and the same at every evaluation.
+  lo.shuffle = o.steps > 0 && o.eval_iters > 0;
   lo.rank = 0;  // each rank evaluates its own contiguous shard, every sample once over all ranks
   lo.world_size = 1;
   std::unique_ptr<DataLoader> test_loader;  // none without a test split (--test-share 0)
@@ -165,7 +190,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   Trainer trainer(*model.net, *optimizer, *loss, t);
   trainer.add_observer(faults);
   for (const auto& output : outputs) trainer.add_observer(output);
-  trainer.set_schedule(parse_schedule(o.schedule, o.lr, trainer.steps_per_epoch(train_loader) * o.epochs));
+  const std::int64_t run_steps = o.steps > 0 ? o.steps : trainer.steps_per_epoch(train_loader) * o.epochs;
+  trainer.set_schedule(parse_schedule(o.schedule, o.lr, run_steps));
   if (o.resume)
     KILN_CHECK(trainer.resume(),
                "--resume: '{}' holds no checkpoint (no latest, no state.json); to start fresh, run "
@@ -173,7 +199,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
                o.checkpoint_dir);
   if (!o.quiet) print_header(o, out, device, data, *model.net, comm, train_loader);
 
-  const FitResult fit = trainer.fit(train_loader, o.epochs, o.evaluate ? test_loader.get() : nullptr);
+  DataLoader* test = o.evaluate ? test_loader.get() : nullptr;
+  const FitResult fit = o.steps > 0 ? trainer.fit_steps(train_loader, test) : trainer.fit(train_loader, o.epochs, test);
   TrainResult result;
   result.epochs = fit.epochs;
   result.diagnosis = fit.diagnosis;

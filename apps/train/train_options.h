@@ -62,6 +62,13 @@ struct TrainOptions {
   bool evaluate = true;  // run the test split after each epoch
   std::int64_t max_steps = 0;  // stop after this many steps of each epoch (0: whole epochs)
 
+  // A run counted in steps (TrainerOptions::steps): --steps N trains N steps in all (epochs is
+  // then unused), evaluating every --eval-interval steps (0: once, at the end) on --eval-iters
+  // test batches (0: all), the same batches each time.
+  std::int64_t steps = 0;
+  std::int64_t eval_interval = 0;
+  std::int64_t eval_iters = 0;
+
   // Data parallelism. batch_size is the global batch, split evenly over the ranks; each rank
   // trains on its shard of the data and gradients are averaged, so N ranks at batch B follow
   // one rank at batch B. Only rank 0 prints, logs and writes checkpoints.

@@ -1,7 +1,10 @@
 // CPU activations and their derivatives, elementwise over n floats. dx may alias dy: each
 // element is read before it is written. Sigmoid and tanh differentiate through the output y
 // (as PyTorch does); ReLU, LeakyReLU and GELU through the input x. GELU is the exact erf form
-// (PyTorch's default), written with erfc so that it stays accurate for large negative x.
+// (PyTorch's default), written with erfc so that it stays accurate for large negative x; GELU
+// tanh is 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), as PyTorch's
+// approximate='tanh', computed as x sigmoid(2u) (the same function: 1 + tanh(u) = 2 sigmoid(2u)),
+// which does not cancel where tanh(u) nears -1.
 #include <cmath>
 
 #include "kiln/core/cpu/activation.h"
@@ -19,6 +22,14 @@ constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1 / sqrt(2 pi)
 // the latter cancels catastrophically for x < -2.
 inline float normal_cdf(float x) { return 0.5f * std::erfc(-x * kSqrtHalf); }
 
+constexpr float kSqrt2OverPi = 0.79788456080286536f;  // sqrt(2 / pi)
+constexpr float kGeluCubic = 0.044715f;
+// sigmoid(2u) = (1 + tanh(u)) / 2 with u = sqrt(2/pi) (x + 0.044715 x^3): the tanh GELU's gate.
+// exp overflows to inf for very negative x, giving exactly 0: no NaN.
+inline float gelu_tanh_gate(float x) {
+  return 1.0f / (1.0f + std::exp(-2.0f * kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+}
+
 }  // namespace
 
 void activation_forward(Activation f, Index n, const float* x, float* y, float alpha) {
@@ -34,6 +45,8 @@ void activation_forward(Activation f, Index n, const float* x, float* y, float a
     case Activation::tanh: return for_each_index(n, [=](Index i) { y[i] = std::tanh(x[i]); });
     case Activation::gelu:
       return for_each_index(n, [=](Index i) { y[i] = x[i] * normal_cdf(x[i]); });
+    case Activation::gelu_tanh:
+      return for_each_index(n, [=](Index i) { y[i] = x[i] * gelu_tanh_gate(x[i]); });
   }
 }
 
@@ -57,6 +70,13 @@ void activation_backward(Activation f, Index n, const float* x, const float* y, 
       return for_each_index(n, [=](Index i) {
         const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x[i] * x[i]);
         dx[i] = dy[i] * (normal_cdf(x[i]) + x[i] * pdf);
+      });
+    case Activation::gelu_tanh:
+      // d/dx [x s(2u)] = s + 2 x s (1 - s) u', u' = sqrt(2/pi) (1 + 3 * 0.044715 x^2).
+      return for_each_index(n, [=](Index i) {
+        const float v = x[i], s = gelu_tanh_gate(v);
+        const float du = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * v * v);
+        dx[i] = dy[i] * (s + 2.0f * v * s * (1.0f - s) * du);
       });
   }
 }

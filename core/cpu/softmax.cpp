@@ -40,11 +40,11 @@ void softmax(Index rows, Index cols, const float* x, float* y, bool log) {
 
 Index softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
                                     const std::int32_t* labels, float label_smoothing, float* probs,
-                                    float* losses) {
+                                    float* losses, std::int32_t ignore_index, float* counted) {
   // All labels are checked before anything is written, so a bad batch leaves the outputs as
   // they were.
   for (Index r = 0; r < rows; ++r)
-    if (labels[r] < 0 || labels[r] >= cols) return r;
+    if (labels[r] != ignore_index && (labels[r] < 0 || labels[r] >= cols)) return r;
 
   // target_c = (1 - eps) [c == label] + eps / C, so
   // loss = -sum_c target_c log p_c = (1 - eps) (lse - x_label) + eps / C * sum_c (lse - x_c).
@@ -60,6 +60,12 @@ Index softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
       p[c] = static_cast<float>(std::exp(log_p));
       sum_neg_log_p -= log_p;
     }
+    const bool ignored = labels[r] == ignore_index;
+    if (counted != nullptr) counted[r] = ignored ? 0.0f : 1.0f;
+    if (ignored) {
+      losses[r] = 0.0f;
+      continue;
+    }
     double loss = (1.0 - eps) * (lse - in[labels[r]]);
     if (eps != 0.0) loss += eps / static_cast<double>(cols) * sum_neg_log_p;
     losses[r] = static_cast<float>(loss);
@@ -69,7 +75,7 @@ Index softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
 
 void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
                                     const std::int32_t* labels, float grad_scale,
-                                    float label_smoothing, float* dlogits) {
+                                    float label_smoothing, float* dlogits, std::int32_t ignore_index) {
   const float off_target = label_smoothing / static_cast<float>(cols);
   const float on_target = 1.0f - label_smoothing + off_target;
   // "=": dlogits is overwritten. The label is compared, never used as an index, so an invalid
@@ -78,6 +84,10 @@ void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
   for (Index r = 0; r < rows; ++r) {
     const float* p = probs + r * cols;
     float* d = dlogits + r * cols;
+    if (labels[r] == ignore_index) {
+      for (Index c = 0; c < cols; ++c) d[c] = 0.0f;
+      continue;
+    }
     for (Index c = 0; c < cols; ++c)
       d[c] = grad_scale * (p[c] - (c == labels[r] ? on_target : off_target));
   }
@@ -96,15 +106,17 @@ void cross_entropy_forward_kernel(op::SoftmaxCrossEntropyForward& o) {
   const Index rows = o.logits.size(0), cols = o.logits.size(1);
   const Index bad = softmax_cross_entropy_forward(rows, cols, o.logits.data<float>(),
                                                   o.labels.data<std::int32_t>(), o.label_smoothing,
-                                                  o.probs.data<float>(), o.losses.data<float>());
+                                                  o.probs.data<float>(), o.losses.data<float>(), o.ignore_index,
+                                                  o.counted ? o.counted->data<float>() : nullptr);
   KILN_CHECK(bad < 0, "labels must be in [0, {}): found {} at sample {} of the batch", cols,
              bad < 0 ? 0 : o.labels.data<std::int32_t>()[bad], bad);
 }
 
 void cross_entropy_backward_kernel(op::SoftmaxCrossEntropyBackward& o) {
+  const float grad_scale = o.divisor ? o.grad_scale / o.divisor->data<float>()[0] : o.grad_scale;
   softmax_cross_entropy_backward(o.probs.size(0), o.probs.size(1), o.probs.data<float>(),
-                                 o.labels.data<std::int32_t>(), o.grad_scale, o.label_smoothing,
-                                 o.dlogits.data<float>());
+                                 o.labels.data<std::int32_t>(), grad_scale, o.label_smoothing,
+                                 o.dlogits.data<float>(), o.ignore_index);
 }
 
 const RegisterKernel<op::Softmax> kSoftmax(Backend::reference, softmax_kernel<false>, "fp32",

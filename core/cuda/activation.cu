@@ -1,5 +1,6 @@
 // CUDA activations and their derivatives, elementwise over n floats, with the very formulas of
-// core/cpu/activation.cpp: sigmoid = 1 / (1 + exp(-x)), GELU exact as x * 0.5 erfc(-x / sqrt 2);
+// core/cpu/activation.cpp: sigmoid = 1 / (1 + exp(-x)), GELU exact as x * 0.5 erfc(-x / sqrt 2),
+// GELU tanh as x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (= 0.5 x (1 + tanh(...)));
 // sigmoid and tanh differentiate through y, ReLU/LeakyReLU/GELU through x. dx may alias dy (each
 // element is read before it is written), so no pointer is __restrict__.
 #include "kiln/core/cuda/check.h"
@@ -16,12 +17,19 @@ constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1 / sqrt(2 pi)
 // Phi(x) through erfc: 0.5 * (1 + erf(x / sqrt 2)) cancels for x < -2.
 __device__ __forceinline__ float normal_cdf(float x) { return 0.5f * erfcf(-x * kSqrtHalf); }
 
+constexpr float kSqrt2OverPi = 0.79788456080286536f;  // sqrt(2 / pi)
+constexpr float kGeluCubic = 0.044715f;
+__device__ __forceinline__ float gelu_tanh_gate(float x) {
+  return 1.0f / (1.0f + expf(-2.0f * kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+}
+
 template <Activation F> __device__ __forceinline__ float forward_of(float x, float alpha) {
   if constexpr (F == Activation::relu) return x < 0.0f ? 0.0f : x;  // lets a NaN through
   if constexpr (F == Activation::leaky_relu) return x > 0.0f ? x : alpha * x;
   if constexpr (F == Activation::sigmoid) return 1.0f / (1.0f + expf(-x));
   if constexpr (F == Activation::tanh) return tanhf(x);
   if constexpr (F == Activation::gelu) return x * normal_cdf(x);
+  if constexpr (F == Activation::gelu_tanh) return x * gelu_tanh_gate(x);
 }
 
 template <Activation F>
@@ -33,6 +41,11 @@ __device__ __forceinline__ float backward_of(float x, float y, float dy, float a
   if constexpr (F == Activation::gelu) {
     const float pdf = kInvSqrt2Pi * expf(-0.5f * x * x);  // d/dx [x Phi(x)] = Phi(x) + x phi(x)
     return dy * (normal_cdf(x) + x * pdf);
+  }
+  if constexpr (F == Activation::gelu_tanh) {
+    const float s = gelu_tanh_gate(x);
+    const float du = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * x * x);
+    return dy * (s + 2.0f * x * s * (1.0f - s) * du);
   }
 }
 
@@ -76,6 +89,8 @@ void activation_forward(Activation f, Index n, const float* x, float* y, float a
     case Activation::sigmoid: return launch_forward<Activation::sigmoid>(n, x, y, alpha, stream);
     case Activation::tanh: return launch_forward<Activation::tanh>(n, x, y, alpha, stream);
     case Activation::gelu: return launch_forward<Activation::gelu>(n, x, y, alpha, stream);
+    case Activation::gelu_tanh:
+      return launch_forward<Activation::gelu_tanh>(n, x, y, alpha, stream);
   }
 }
 
@@ -90,6 +105,8 @@ void activation_backward(Activation f, Index n, const float* x, const float* y, 
       return launch_backward<Activation::sigmoid>(n, x, y, dy, dx, alpha, stream);
     case Activation::tanh: return launch_backward<Activation::tanh>(n, x, y, dy, dx, alpha, stream);
     case Activation::gelu: return launch_backward<Activation::gelu>(n, x, y, dy, dx, alpha, stream);
+    case Activation::gelu_tanh:
+      return launch_backward<Activation::gelu_tanh>(n, x, y, dy, dx, alpha, stream);
   }
 }
 

@@ -1,7 +1,8 @@
 // CUDA random fills: element i is a function of Philox at (seed, offset + i) only
 // (kiln/core/philox.h, shared with the host), computed with the same float32 expressions as
 // core/cpu/random.cpp: uniform agrees with the CPU bit for bit, normal to the few ulps by which
-// the devices' logf/cosf differ. Built without --use_fast_math; change a formula only in both.
+// the devices' logf/cosf differ. Built without nvcc's fast math (use_fast_math); change a
+// formula only in both.
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/random.h"
 #include "kiln/core/cuda/launch.cuh"

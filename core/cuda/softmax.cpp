@@ -17,13 +17,15 @@ template <bool kLog> void softmax_kernel(op::SoftmaxOf<kLog>& o) {
 void cross_entropy_forward_kernel(op::SoftmaxCrossEntropyForward& o) {
   softmax_cross_entropy_forward(o.logits.size(0), o.logits.size(1), o.logits.data<float>(),
                                 o.labels.data<std::int32_t>(), o.label_smoothing,
-                                o.probs.data<float>(), o.losses.data<float>(),
+                                o.probs.data<float>(), o.losses.data<float>(), o.ignore_index,
+                                o.counted ? o.counted->data<float>() : nullptr,
                                 detail::prepare_cuda(o.logits.device()));
 }
 
 void cross_entropy_backward_kernel(op::SoftmaxCrossEntropyBackward& o) {
   softmax_cross_entropy_backward(o.probs.size(0), o.probs.size(1), o.probs.data<float>(),
                                  o.labels.data<std::int32_t>(), o.grad_scale, o.label_smoothing,
+                                 o.ignore_index, o.divisor ? o.divisor->data<float>() : nullptr,
                                  o.dlogits.data<float>(), detail::prepare_cuda(o.probs.device()));
 }
 

@@ -67,7 +67,7 @@ __global__ void softmax_kernel(Index rows, Index cols, const float* x, float* y)
 template <int kGroup>
 __global__ void cross_entropy_forward_kernel(Index rows, Index cols, const float* logits,
                                              const std::int32_t* labels, float eps, float* probs,
-                                             float* losses) {
+                                             float* losses, std::int32_t ignore_index, float* counted) {
   __shared__ float scratch[kThreads / kWarp];
   constexpr int kRowsPerBlock = kThreads / kGroup;
   const int lane = threadIdx.x % kGroup, slot = threadIdx.x / kGroup;
@@ -91,7 +91,10 @@ __global__ void cross_entropy_forward_kernel(Index rows, Index cols, const float
     if (lane == 0) {
       const std::int32_t label = labels[row];
       float loss = quiet_nan();  // the label is compared before it is ever used as an index
-      if (label >= 0 && label < cols) {
+      if (counted != nullptr) counted[row] = label == ignore_index ? 0.0f : 1.0f;
+      if (label == ignore_index) {
+        loss = 0.0f;
+      } else if (label >= 0 && label < cols) {
         loss = (1.0f - eps) * (log_sum - (in[label] - st.max));
         if (eps != 0.0f) loss += eps / static_cast<float>(cols) * sum_neg_log_p;
       }
@@ -103,13 +106,15 @@ __global__ void cross_entropy_forward_kernel(Index rows, Index cols, const float
 // dlogits = grad_scale * (probs - target), "=": overwritten. on/off are the CPU's float values.
 __global__ void cross_entropy_backward_kernel(Index rows, Index cols, const float* probs,
                                               const std::int32_t* labels, float grad_scale,
-                                              float on_target, float off_target, float* dlogits) {
+                                              float on_target, float off_target, std::int32_t ignore_index,
+                                              const float* divisor, float* dlogits) {
   const Index total = rows * cols;
+  if (divisor != nullptr) grad_scale /= *divisor;  // the same float division as the CPU's
   for (Index i = detail::grid_start(); i < total; i += detail::grid_stride()) {
     const Index r = i / cols, c = i - r * cols;
     const std::int32_t label = labels[r];
-    dlogits[i] = label < 0 || label >= cols
-                     ? quiet_nan()
+    dlogits[i] = label == ignore_index       ? 0.0f
+                 : label < 0 || label >= cols ? quiet_nan()
                      : grad_scale * (probs[i] - (c == label ? on_target : off_target));
   }
 }
@@ -136,28 +141,30 @@ void softmax(Index rows, Index cols, const float* x, float* y, bool log, cudaStr
 
 void softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
                                    const std::int32_t* labels, float label_smoothing, float* probs,
-                                   float* losses, cudaStream_t stream) {
+                                   float* losses, std::int32_t ignore_index, float* counted,
+                                   cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
   if (cols <= kWarpRowMax) {
     cross_entropy_forward_kernel<kWarp>
         <<<detail::blocks_for(rows, kThreads / kWarp), kThreads, 0, stream>>>(
-            rows, cols, logits, labels, label_smoothing, probs, losses);
+            rows, cols, logits, labels, label_smoothing, probs, losses, ignore_index, counted);
   } else {
     cross_entropy_forward_kernel<kThreads><<<detail::blocks_for(rows, 1), kThreads, 0, stream>>>(
-        rows, cols, logits, labels, label_smoothing, probs, losses);
+        rows, cols, logits, labels, label_smoothing, probs, losses, ignore_index, counted);
   }
   KILN_CUDA_CHECK_LAUNCH();
 }
 
 void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
                                     const std::int32_t* labels, float grad_scale,
-                                    float label_smoothing, float* dlogits, cudaStream_t stream) {
+                                    float label_smoothing, std::int32_t ignore_index,
+                                    const float* divisor, float* dlogits, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
   // The same float expressions as core/cpu/softmax.cpp, so the targets agree to the bit.
   const float off_target = label_smoothing / static_cast<float>(cols);
   const float on_target = 1.0f - label_smoothing + off_target;
   cross_entropy_backward_kernel<<<detail::blocks_for(rows * cols), kThreads, 0, stream>>>(
-      rows, cols, probs, labels, grad_scale, on_target, off_target, dlogits);
+      rows, cols, probs, labels, grad_scale, on_target, off_target, ignore_index, divisor, dlogits);
   KILN_CUDA_CHECK_LAUNCH();
 }
 

@@ -10,9 +10,11 @@ namespace kiln::cuda {
 void softmax(Index rows, Index cols, const float* x, float* y, bool log, cudaStream_t stream);
 void softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
                                    const std::int32_t* labels, float label_smoothing,
-                                   float* probs, float* losses, cudaStream_t stream);
+                                   float* probs, float* losses, std::int32_t ignore_index,
+                                   float* counted, cudaStream_t stream);
 void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
                                     const std::int32_t* labels, float grad_scale,
-                                    float label_smoothing, float* dlogits, cudaStream_t stream);
+                                    float label_smoothing, std::int32_t ignore_index,
+                                    const float* divisor, float* dlogits, cudaStream_t stream);
 
 }  // namespace kiln::cuda

@@ -7,7 +7,7 @@
 namespace kiln {
 
 // x: float32 on the CPU, out: bf16 of x's shape on the CPU -> out = x rounded to nearest even
-// (NaN stays NaN): a parameter's bf16 copy (Parameter::bf16), made once; the optimizer keeps it.
+// (NaN stays NaN): a parameter's bf16 copy (Bf16Shadow), made once; the optimizer keeps it.
 void write_bf16_copy(const Tensor& x, Tensor& out);
 // Whether layers keep bf16 copies of their weights on `device`: MatmulPrecision::bf16 on a CPU with
 // bf16 instructions, on the oneDNN path (elsewhere products round the fp32 weight themselves).

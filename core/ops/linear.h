@@ -13,7 +13,7 @@ namespace kiln {
 // accumulates into them (no zero fill, no bias pass), the ReLU runs in place. CUDA: one cuBLASLt
 // matmul with the BIAS, RELU_BIAS or RELU epilogue, at the process's matmul precision.
 // weight_bf16: undefined, or (CPU, MatmulPrecision::bf16) the weight's bf16 copy that the optimizer
-// keeps (Parameter::bf16), which the product then reads instead of rounding the weight anew.
+// keeps (Bf16Shadow), which the product then reads instead of rounding the weight anew.
 void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, Tensor& y,
                     bool relu = false, const Tensor& weight_bf16 = Tensor());
 // A Linear layer's backward. dy: (N, out); x: (N, in), the forward's input; weight: (out, in);

@@ -25,7 +25,7 @@ struct StepScalarRows {
   const Tensor* rows = nullptr;
   Tensor* cursor = nullptr;
 };
-// bf16_copies (CPU, MatmulPrecision::bf16): empty, or per parameter its bf16 copy (Parameter::bf16;
+// bf16_copies (CPU, MatmulPrecision::bf16): empty, or per parameter its bf16 copy (Bf16Shadow;
 // undefined where it keeps none), rewritten from the updated value in the update's own pass.
 // params, grads (, momentum_buffers: empty when momentum == 0) -> one torch.optim.SGD step. On
 // the first step the buffers are only written (buf = g), so they may start uninitialised.

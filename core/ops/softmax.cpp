@@ -42,6 +42,13 @@ void SoftmaxCrossEntropyForward::check() const {
   detail::check_same_device(kName, {{"logits", &logits}, {"probs", &probs}, {"losses", &losses}});
   detail::check_same_shape(kName, {{"logits", &logits}, {"probs", &probs}});
   detail::check_shape(kName, {"losses", &losses}, Shape{logits.size(0)});
+  KILN_CHECK((counted != nullptr) == (ignore_index != kNoIgnoreIndex),
+             "{}: an ignore index needs the counted rows' output, and only it", kName);
+  if (counted != nullptr) {
+    detail::check_operands(kName, {{"counted", counted}}, DType::f32);
+    detail::check_same_device(kName, {{"logits", &logits}, {"counted", counted}});
+    detail::check_shape(kName, {"counted", counted}, Shape{logits.size(0)});
+  }
 }
 
 void SoftmaxCrossEntropyBackward::check() const {
@@ -49,6 +56,11 @@ void SoftmaxCrossEntropyBackward::check() const {
   detail::check_operands(kName, {{"dlogits", &dlogits}}, DType::f32);
   detail::check_same_device(kName, {{"probs", &probs}, {"dlogits", &dlogits}});
   detail::check_same_shape(kName, {{"probs", &probs}, {"dlogits", &dlogits}});
+  if (divisor != nullptr) {
+    detail::check_operands(kName, {{"divisor", divisor}}, DType::f32);
+    detail::check_same_device(kName, {{"probs", &probs}, {"divisor", divisor}});
+    detail::check_shape(kName, {"divisor", divisor}, Shape{});
+  }
 }
 
 }  // namespace op
@@ -64,6 +76,20 @@ void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, T
 void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, Tensor& dlogits,
                                     float grad_scale, float label_smoothing) {
   run(op::SoftmaxCrossEntropyBackward{probs, labels, dlogits, grad_scale, label_smoothing});
+}
+
+void softmax_cross_entropy_forward_ignoring(const Tensor& logits, const Tensor& labels,
+                                            std::int32_t ignore_index, Tensor& probs, Tensor& losses,
+                                            Tensor& counted) {
+  KILN_CHECK(ignore_index != kNoIgnoreIndex, "softmax_cross_entropy_forward_ignoring: {} is no ignore index",
+             ignore_index);
+  run(op::SoftmaxCrossEntropyForward{logits, labels, probs, losses, 0.0f, ignore_index, &counted});
+}
+
+void softmax_cross_entropy_backward_ignoring(const Tensor& probs, const Tensor& labels,
+                                             std::int32_t ignore_index, const Tensor& divisor,
+                                             Tensor& dlogits, float grad_scale) {
+  run(op::SoftmaxCrossEntropyBackward{probs, labels, dlogits, grad_scale, 0.0f, ignore_index, &divisor});
 }
 
 }  // namespace kiln

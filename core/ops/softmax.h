@@ -2,6 +2,9 @@
 // core/ops/softmax.cpp; kernels in core/cpu/softmax.cpp and core/cuda/softmax.cpp).
 #pragma once
 
+#include <climits>
+#include <cstdint>
+
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -20,6 +23,21 @@ void softmax_cross_entropy_forward(const Tensor& logits, const Tensor& labels, T
 // For a mean over the batch, grad_scale = 1 / N.
 void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, Tensor& dlogits,
                                     float grad_scale, float label_smoothing = 0.0f);
+
+// No label is ignored: every row's label must be a class.
+inline constexpr std::int32_t kNoIgnoreIndex = INT32_MIN;
+
+// The same with an ignore index (PyTorch's ignore_index): a row whose label is `ignore_index`
+// gets loss 0, counted 0 and a zero gradient; every other row is counted 1 (a sequence's padded
+// or masked positions). counted: (N) float32. For the mean over the counted rows, give backward
+// the sum of `counted` as `divisor` (a () float32 tensor on the device, read there, so nothing
+// waits for the GPU): dlogits = grad_scale / divisor * (probs - target) on the counted rows.
+void softmax_cross_entropy_forward_ignoring(const Tensor& logits, const Tensor& labels,
+                                            std::int32_t ignore_index, Tensor& probs, Tensor& losses,
+                                            Tensor& counted);
+void softmax_cross_entropy_backward_ignoring(const Tensor& probs, const Tensor& labels,
+                                             std::int32_t ignore_index, const Tensor& divisor,
+                                             Tensor& dlogits, float grad_scale);
 
 namespace op {
 
@@ -42,6 +60,8 @@ struct SoftmaxCrossEntropyForward {
   Tensor& probs;
   Tensor& losses;
   float label_smoothing;
+  std::int32_t ignore_index = kNoIgnoreIndex;
+  Tensor* counted = nullptr;  // with an ignore index: (N) 1 or 0 per row
   void check() const;
   Device device() const { return logits.device(); }
 };
@@ -53,6 +73,8 @@ struct SoftmaxCrossEntropyBackward {
   Tensor& dlogits;
   float grad_scale;
   float label_smoothing;
+  std::int32_t ignore_index = kNoIgnoreIndex;
+  const Tensor* divisor = nullptr;  // () float32 on the device: grad_scale is divided by it
   void check() const;
   Device device() const { return probs.device(); }
 };

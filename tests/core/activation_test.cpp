@@ -17,9 +17,10 @@ namespace {
 using testing::all_close;
 using testing::random_tensor;
 
+constexpr double kPi = 3.14159265358979323846;
 constexpr float kSlope = 0.07f;  // LeakyReLU's negative slope, not the default, to see it used
 constexpr Activation kAll[] = {Activation::relu, Activation::leaky_relu, Activation::sigmoid,
-                               Activation::tanh, Activation::gelu};
+                               Activation::tanh, Activation::gelu, Activation::gelu_tanh};
 constexpr std::int64_t kSizes[] = {1, 7, 33, 1000, 40001};  // the last runs multithreaded
 
 using testing::error_message;
@@ -31,6 +32,7 @@ const char* name(Activation f) {
     case Activation::sigmoid: return "sigmoid";
     case Activation::tanh: return "tanh";
     case Activation::gelu: return "gelu";
+    case Activation::gelu_tanh: return "gelu_tanh";
   }
   return "?";
 }
@@ -42,6 +44,8 @@ double reference(Activation f, double x) {
     case Activation::sigmoid: return 1.0 / (1.0 + std::exp(-x));
     case Activation::tanh: return std::tanh(x);
     case Activation::gelu: return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+    case Activation::gelu_tanh:
+      return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / kPi) * (x + 0.044715 * x * x * x)));
   }
   return 0.0;
 }
@@ -57,7 +61,11 @@ double reference_derivative(Activation f, double x) {
     case Activation::tanh: return 1.0 - std::tanh(x) * std::tanh(x);
     case Activation::gelu:
       return 0.5 * std::erfc(-x / std::sqrt(2.0)) +
-             x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * 3.14159265358979323846);
+             x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * kPi);
+    case Activation::gelu_tanh: {
+      const double t = std::tanh(std::sqrt(2.0 / kPi) * (x + 0.044715 * x * x * x));
+      return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * std::sqrt(2.0 / kPi) * (1.0 + 3.0 * 0.044715 * x * x);
+    }
   }
   return 0.0;
 }

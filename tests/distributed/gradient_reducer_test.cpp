@@ -5,6 +5,7 @@
 
 #include "kiln/distributed/communicator.h"
 #include "kiln/core/ops.h"
+#include "kiln/layers/gradient_ready_hook.h"
 #include "kiln/layers/linear.h"
 #include "kiln/models/sequential.h"
 #include "kiln/distributed/gradient_reducer.h"
@@ -113,7 +114,7 @@ TEST(GradientReducer, WithOverlapStartsEachBucketAsSoonAsBackwardHasProducedIt) 
   TwoRankSimulation comm(true, 0.0f);
   kiln::GradientReducer reducer(net->parameters(), comm, 3000);
   std::vector<std::size_t> started_after_layer;
-  net->set_gradient_ready_hook([&](kiln::Module& layer) {
+  kiln::set_gradient_ready_hook(*net, [&](kiln::Module& layer) {
     const auto produced = layer.parameters();
     reducer.ready(produced);
     started_after_layer.push_back(comm.started.size());

@@ -70,7 +70,9 @@ TEST(CudaGraph, ARecordedUpdateReadsEachReplaysScalarsFromItsRows) {
     SCOPED_TRACE(name);
     testing::FixedProblem cpu(sizes, 41), gpu(sizes, 41, kGpu);
     auto on_cpu = make_optimizer(name, cpu.parameters(), 0.05f, {.weight_decay = 0.01f});
-    auto on_gpu = make_optimizer(name, gpu.parameters(), 0.05f, {.weight_decay = 0.01f});
+    auto made = make_optimizer(name, gpu.parameters(), 0.05f, {.weight_decay = 0.01f});
+    ASSERT_NE(as_recordable(*made), nullptr);
+    RecordableOptimizer* on_gpu = as_recordable(*made);
     for (std::int64_t step = 0; step < kSteps; ++step) {
       cpu.set_gradients(step);
       on_cpu->set_lr(schedule->lr_at(step));

@@ -11,12 +11,14 @@
 #include "kiln/layers/batch_norm.h"
 #include "kiln/layers/batch_norm2d.h"
 #include "kiln/layers/conv2d.h"
+#include "kiln/layers/causal_self_attention.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/linear.h"
 #include "kiln/layers/mse_loss.h"
 #include "kiln/layers/pool2d.h"
+#include "kiln/models/gpt.h"
 #include "kiln/models/residual.h"
 #include "kiln/models/sequential.h"
 #include "kiln/spec/model_spec.h"
@@ -195,6 +197,33 @@ TEST(LayersParity, LeNet5MatchesCpu) {
         return build_model("lenet5", {1, 28, 28}, 10, g).net;
       },
       random_tensor({4, 1, 28, 28}, 5000), kReductionRtol, 1e-4f);
+}
+
+// Token ids of (b, t) below `vocabulary`, as float32 (a token batch's x).
+Tensor token_ids(std::int64_t b, std::int64_t t, std::int64_t vocabulary) {
+  std::vector<float> ids(static_cast<std::size_t>(b * t));
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<float>((i * 7 + 3) % vocabulary);
+  return Tensor::from_vector(ids, {b, t});
+}
+
+TEST(LayersParity, CausalSelfAttentionMatchesCpu) {
+  KILN_REQUIRE_GPU();
+  expect_layer_parity(
+      [] {
+        Generator g(8);
+        return std::make_shared<CausalSelfAttention>(32, 4, 0.0f, g);
+      },
+      random_tensor({3, 17, 32}, 5100), kReductionRtol, 1e-4f);
+}
+
+TEST(LayersParity, GptMatchesCpu) {  // embeddings, blocks, the tied head; dropout's same masks
+  KILN_REQUIRE_GPU();
+  expect_layer_parity(
+      [] {
+        Generator g(9);
+        return std::make_shared<Gpt>(GptConfig{2, 2, 32, 16, 37, 0.1f, 5}, g);
+      },
+      token_ids(3, 16, 37), kReductionRtol, 1e-4f);
 }
 
 TEST(LayersParity, CnnPresetMatchesCpu) {  // batch norm and dropout (the same masks) in training

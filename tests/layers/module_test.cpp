@@ -7,6 +7,7 @@
 
 #include "kiln/layers/activations.h"
 #include "kiln/layers/dropout.h"
+#include "kiln/layers/gradient_ready_hook.h"
 #include "kiln/layers/linear.h"
 #include "kiln/models/residual.h"
 #include "kiln/models/sequential.h"
@@ -110,7 +111,7 @@ TEST(Module, GradientReadyHookReportsEveryParameterOnceWithItsFinalGradient) {
     std::map<const kiln::Parameter*, int> reports;
     std::map<const kiln::Parameter*, std::vector<float>> at_report;
     std::vector<std::string> layers;
-    net->set_gradient_ready_hook([&](Module& layer) {
+    kiln::set_gradient_ready_hook(*net, [&](Module& layer) {
       layers.push_back(layer.describe());
       for (kiln::Parameter* p : layer.parameters()) {
         ++reports[p];
@@ -138,14 +139,14 @@ TEST(Module, GradientReadyHookReachesChildrenAddedLaterAndCanBeRemoved) {
   kiln::Generator gen(15);
   Sequential net;
   int reports = 0;
-  net.set_gradient_ready_hook([&](Module&) { ++reports; });
+  kiln::set_gradient_ready_hook(net, [&](Module&) { ++reports; });
   auto inner = std::make_shared<Sequential>();
   inner->emplace<kiln::Linear>(3, 2, gen);
   net.add(inner).emplace<kiln::Tanh>();
   net.forward(kiln::testing::random_tensor({2, 3}, 16));
   net.backward(kiln::testing::random_tensor({2, 2}, 17));
   EXPECT_EQ(reports, 2);
-  net.set_gradient_ready_hook(nullptr);
+  kiln::set_gradient_ready_hook(net, nullptr);
   net.forward(kiln::testing::random_tensor({2, 3}, 16));
   net.backward(kiln::testing::random_tensor({2, 2}, 17));
   EXPECT_EQ(reports, 2);
@@ -168,7 +169,7 @@ struct OwnParameterAndChild : Module {
 TEST(Module, GradientReadyHookRefusesAModuleWhoseParametersWouldBeReportedTwice) {
   OwnParameterAndChild m;
   try {
-    m.set_gradient_ready_hook([](Module&) {});
+    kiln::set_gradient_ready_hook(m, [](Module&) {});
     FAIL() << "no throw";
   } catch (const kiln::Error& e) {
     EXPECT_NE(std::string(e.what()).find(

@@ -18,7 +18,7 @@ TEST(LeNet5, HasTheClassicLayersAndParameterCount) {
   EXPECT_EQ(model.net->parameter_count(), 61706);
   EXPECT_EQ(model.net->parameters().front()->name, "layers.0.weight");
   EXPECT_EQ(model.net->parameters().back()->name, "layers.11.bias");
-  const std::string summary = model.net->summary({2, 1, 28, 28});
+  const std::string summary = model.sequential().summary({2, 1, 28, 28});
   EXPECT_NE(summary.find("(2, 6, 28, 28)"), std::string::npos) << summary;
   EXPECT_NE(summary.find("(2, 16, 5, 5)"), std::string::npos) << summary;
   EXPECT_NE(summary.find("(2, 400)"), std::string::npos) << summary;
@@ -41,7 +41,7 @@ TEST(LeNet5, RejectsDataThatIsNotOneChannel28By28) {
 TEST(LeNet5, OverfitsASmallBatch) {
   kiln::Generator gen(2);
   const kiln::Model model = kiln::build_model("lenet5", {1, 28, 28}, 10, gen);
-  kiln::Sequential& net = *model.net;
+  kiln::Sequential& net = model.sequential();
   const Tensor x = kiln::testing::random_tensor({8, 1, 28, 28}, 3);
   const Tensor labels = kiln::testing::random_labels(8, 10, 4);
   kiln::CrossEntropyLoss loss;

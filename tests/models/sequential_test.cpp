@@ -5,6 +5,7 @@
 #include "kiln/core/ops.h"
 #include "kiln/layers/activations.h"
 #include "kiln/layers/conv2d.h"
+#include "kiln/layers/gradient_ready_hook.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/linear.h"
@@ -148,7 +149,7 @@ TEST(Sequential, GradientReadyHookSeesEveryLayerFusedOrNot) {
   Sequential net;
   net.emplace<kiln::Linear>(4, 3, gen).emplace<kiln::ReLU>().emplace<kiln::Linear>(3, 2, gen);
   std::vector<std::string> seen;
-  net.set_gradient_ready_hook([&](kiln::Module& layer) { seen.push_back(layer.describe()); });
+  kiln::set_gradient_ready_hook(net, [&](kiln::Module& layer) { seen.push_back(layer.describe()); });
   net.forward(kiln::testing::random_tensor({2, 4}, 10));
   net.backward(kiln::testing::random_tensor({2, 2}, 11));
   // The fused ReLU is reported once the Linear that computed it is done.

@@ -1,4 +1,4 @@
-// Recorded optimizer updates (Optimizer::record_step with StepScalars), the form a CUDA graph
+// Recorded optimizer updates (RecordableOptimizer::record_step with StepScalars), the form a CUDA graph
 // replays: run on the CPU, each call does what one replay does. They give bitwise the parameters
 // and state of eager steps under a learning rate that changes every step, for every optimizer,
 // read their scalars from the rows (not from the host's lr or step count) and refuse to run
@@ -34,7 +34,9 @@ TEST(RecordedStep, ReplaysEqualEagerStepsUnderAChangingLearningRate) {
     }
 
     FixedProblem recorded(kSizes);
-    auto b = make_optimizer(name, recorded.parameters(), 0.05f, {.weight_decay = 0.01f});
+    auto made = make_optimizer(name, recorded.parameters(), 0.05f, {.weight_decay = 0.01f});
+    ASSERT_NE(as_recordable(*made), nullptr);
+    RecordableOptimizer* b = as_recordable(*made);
     recorded.set_gradients(0);
     b->set_lr(schedule->lr_at(0));
     b->step();  // a recording needs the state of one eager step
@@ -94,7 +96,7 @@ TEST(RecordedStep, RejectsTheRowsOfAnotherOptimizer) {
   adam->step();
   sgd.step();
   StepScalars adam_rows;
-  adam_rows.prepare(*adam, *constant_lr(1e-3f), 1, 3);
+  adam_rows.prepare(*as_recordable(*adam), *constant_lr(1e-3f), 1, 3);
   const std::string message = error_message([&] { sgd.record_step(adam_rows.rows()); });
   EXPECT_NE(message.find("the per-step rows must be (steps, 1)"), std::string::npos) << message;
 }

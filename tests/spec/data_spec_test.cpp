@@ -56,6 +56,29 @@ TEST(DataSpec, TrainAndTestImageFoldersMustHaveTheSameClassesAndSize) {
                   "/train holds images of (1, 2, 2) but " + dir.string() + "/test of (1, 3, 3)");
 }
 
+TEST(DataSpec, ImageFolderHoldingOnlyOneSplitIsReadAsThatSplit) {
+  const kiln::Image8 small{2, 2, 1, std::vector<std::uint8_t>(4, 7)};
+  for (const char* split : {"train", "test"}) {
+    const auto dir = kiln::testing::fresh_folder(std::string("spec_only_") + split);
+    for (const char* name : {"a/1.png", "a/2.png", "b/1.png", "c/1.png"}) {
+      const auto path = dir / split / name;
+      std::filesystem::create_directories(path.parent_path());
+      kiln::write_png(path.string(), small);
+    }
+    const kiln::DataSplits splits = kiln::open_data("images:" + dir.string(), {0, 1, 0.0});
+    // Classes a, b and c, not one class named after the split.
+    EXPECT_EQ(splits.train->num_classes(), 3) << split;
+    EXPECT_EQ(splits.train->size(), 4) << split;
+  }
+  // A split folder beside a class folder is a class like the others.
+  const auto mixed = kiln::testing::fresh_folder("spec_split_and_class");
+  for (const char* name : {"train/1.png", "other/1.png"}) {
+    std::filesystem::create_directories((mixed / name).parent_path());
+    kiln::write_png((mixed / name).string(), small);
+  }
+  EXPECT_EQ(kiln::open_data("images:" + mixed.string(), {0, 1, 0.0}).train->num_classes(), 2);
+}
+
 namespace {
 // Rows "i, i + 0.5, 2i": a first column that is a class label only when asked (i % 3).
 std::string numbered_rows(int n) {

@@ -19,7 +19,7 @@ TEST(ModelSpec, BuildsTheArticleNetworkWithPyTorchNames) {
   kiln::Generator gen(1);
   const kiln::Model m = kiln::build_model("article", {1, 28, 28}, 10, gen);
   EXPECT_EQ(m.input_shape, (kiln::Shape{784}));
-  EXPECT_EQ(m.net->size(), 9u);  // five Linear, four ReLU
+  EXPECT_EQ(m.sequential().size(), 9u);  // five Linear, four ReLU
   EXPECT_EQ(m.net->parameters().front()->name, "layers.0.weight");
   EXPECT_EQ(m.net->parameters().back()->name, "layers.8.bias");
   std::int64_t weights = 0;
@@ -31,7 +31,7 @@ TEST(ModelSpec, BuildsTheArticleNetworkWithPyTorchNames) {
 TEST(ModelSpec, ParsesMlpSpecs) {
   kiln::Generator gen(2);
   const kiln::Model m = kiln::build_model("mlp:784-512-256-10", {784}, 10, gen);
-  EXPECT_EQ(m.net->size(), 5u);
+  EXPECT_EQ(m.sequential().size(), 5u);
   EXPECT_EQ(kiln::mlp_widths("mlp:3-4-5"), (std::vector<std::int64_t>{3, 4, 5}));
 }
 
@@ -64,7 +64,7 @@ TEST(ModelSpec, BuildsTheCnnPresetWithPyTorchNamesAndShapes) {
                                                "layers.5.running_mean", "layers.5.running_var"}));
   // conv 32·9, bn 2·32, conv 64·32·9, bn 2·64, fc 3136·128+128, fc 128·10+10
   EXPECT_EQ(m.net->parameter_count(), 421738);
-  const std::string summary = m.net->summary({2, 1, 28, 28});
+  const std::string summary = m.sequential().summary({2, 1, 28, 28});
   EXPECT_NE(summary.find("(2, 32, 14, 14)"), std::string::npos) << summary;
   EXPECT_NE(summary.find("(2, 64, 7, 7)"), std::string::npos) << summary;
   EXPECT_NE(summary.find("(2, 3136)"), std::string::npos) << summary;
@@ -92,7 +92,7 @@ TEST(ModelSpec, CnnPresetLearnsASmallImageTask) {
   const Tensor y = Tensor::from_vector(labels, {kSamples});
   kiln::Generator gen(6);
   const kiln::Model m = kiln::build_model("cnn", {1, 28, 28}, kClasses, gen);
-  kiln::Sequential& net = *m.net;
+  kiln::Sequential& net = m.sequential();
   kiln::Sgd sgd(net.parameters(), 0.01f, {.momentum = 0.9f});
   kiln::CrossEntropyLoss loss;
   std::vector<float> losses;

@@ -145,3 +145,61 @@ TEST(EpochSummary, ShowsAccuracyOnlyForClassLabelsAndSaysWhenThereIsNoTestSplit)
   // Diagnosis reads timings only: a regression epoch is diagnosed like any other.
   EXPECT_TRUE(mentions(kiln::diagnose(r, 4).lines(), "compute-bound"));
 }
+
+TEST(Diagnosis, NamesTheProcessesThatShareTheCpuInsteadOfCallingItComputeBound) {
+  kiln::EpochReport r = report(10.0, 50.0);
+  r.process_cpu_percent = 45.0;
+  r.run_queue_wait_percent = 52.0;
+  r.cpu_competitors = {{4242, "cc1plus", 97.0}, {4243, "make", 6.0}};
+  const kiln::Diagnosis d = kiln::diagnose(r, 2);
+  EXPECT_EQ(d.bottleneck, kiln::Bottleneck::shared_cpu);
+  EXPECT_FALSE(d.has(kiln::Finding::compute_bound));
+  const auto lines = d.lines();
+  EXPECT_EQ(lines.at(0),
+            "shared CPU: this process's threads waited for a core 52 % of the time they were ready; other processes "
+            "take a real share (cc1plus 97 %, make 6 %); alone on this machine the epoch would take about that much "
+            "less");
+  r.cpu_competitors.clear();  // a PID namespace hides them
+  EXPECT_TRUE(mentions(kiln::diagnose(r, 2).lines(), "/proc shows no other process"));
+  r.run_queue_wait_percent = 3.0;  // a machine of its own
+  EXPECT_EQ(kiln::diagnose(r, 2).bottleneck, kiln::Bottleneck::compute);
+}
+
+TEST(Diagnosis, AModestDataWaitSuggestsWorkersOnlyWhereACoreIsIdle) {
+  kiln::EpochReport r = report(10.0, 1500.0);  // 15 % waiting, workers 0
+  r.process_cpu_percent = 40.0;                // of 8 cores: nearly 5 idle
+  kiln::Diagnosis d = kiln::diagnose(r, 8);
+  EXPECT_EQ(d.bottleneck, kiln::Bottleneck::input);
+  EXPECT_EQ(d.suggested_workers, 4);
+  r.process_cpu_percent = 97.0;  // of 2 cores: none idle
+  d = kiln::diagnose(r, 2);
+  EXPECT_EQ(d.bottleneck, kiln::Bottleneck::input);
+  EXPECT_EQ(d.suggested_workers, 0);
+  EXPECT_TRUE(mentions(d.lines(), "more workers cannot help here: no core is idle (this process used 97 % of the 2 cores)"))
+      << d.lines().at(0);
+}
+
+TEST(Diagnosis, ReportsTheEpochWhereCpuUseFell) {
+  std::vector<kiln::EpochReport> epochs;
+  for (double cpu : {96.0, 95.0, 48.0, 50.0}) {
+    kiln::EpochReport r = report(10.0, 50.0);
+    r.epoch = static_cast<std::int64_t>(epochs.size()) + 1;
+    r.process_cpu_percent = cpu;
+    r.samples_per_s = 10 * cpu;
+    epochs.push_back(r);
+  }
+  epochs[2].run_queue_wait_percent = 49.0;
+  epochs[2].cpu_competitors = {{7, "yes", 99.0}};
+  const auto lines = kiln::diagnose(epochs, 2).lines();
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[1],
+            "CPU use fell in epoch 3: the process got 48 % of the machine there against 96 % in epoch 1 (480 against "
+            "960 samples/s); its threads then waited for a core 49 % of the time (yes 99 %)");
+  epochs.resize(2);
+  EXPECT_FALSE(kiln::diagnose(epochs, 2).has(kiln::Finding::cpu_share_fell));
+}
+
+TEST(CpuCompetition, NamesProcessesOfOneNameTogetherBusiestFirst) {
+  EXPECT_EQ(kiln::describe_processes({{1, "cc1plus", 24.0}, {2, "yes", 30.0}, {3, "cc1plus", 24.0}, {4, "make", 6.0}}, 2),
+            "cc1plus (2 processes) 48 %, yes 30 %");
+}

@@ -113,3 +113,37 @@ TEST(TrainDataKinds, LearnsFashionMnistAndTheArticleSet) {
   o.data = "article";
   EXPECT_GT(kiln::train(o, out).epochs.back().test_accuracy, 0.5);
 }
+
+// --steps, --eval-interval, --eval-iters: a run counted in steps crosses epochs (300 samples
+// at batch 16 are 19 batches) and reports after every interval and the last step.
+TEST(TrainDataKinds, CountsARunInStepsWithAnEvaluationEveryInterval) {
+  const std::string path = (fresh_folder("train_kinds_steps") / "data.csv").string();
+  std::vector<int> labels;
+  const auto rows = samples(300, labels);
+  std::ofstream csv(path);
+  csv << "label,a,b,c,d\n";
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    csv << labels[i] << "," << rows[i][0] << "," << rows[i][1] << "," << rows[i][2] << "," << rows[i][3] << "\n";
+  csv.close();
+  kiln::TrainOptions o;
+  o.data = "csv:" + path;
+  o.model = "mlp:4-16-3";
+  o.batch_size = 16;
+  o.lr = 0.1f;
+  o.workers = 1;
+  o.steps = 45;
+  o.eval_interval = 20;
+  o.eval_iters = 1;
+  std::ostringstream out;
+  const kiln::TrainResult result = kiln::train(o, out);
+  ASSERT_EQ(result.epochs.size(), 3u);
+  EXPECT_EQ(result.epochs[0].step, 20);
+  EXPECT_EQ(result.epochs[1].step, 40);
+  EXPECT_EQ(result.epochs[2].step, 45);
+  EXPECT_EQ(result.epochs[2].batches, 5);
+  EXPECT_FALSE(result.epochs[2].perplexity);  // class labels: accuracy, no perplexity
+  EXPECT_GT(result.epochs[2].test_accuracy, 0.8);
+  EXPECT_NE(out.str().find("step 45/45"), std::string::npos) << out.str();
+  o.steps = 0;  // the evaluation settings belong to a run counted in steps
+  EXPECT_NE(kiln::testing::error_message([&] { kiln::train(o, out); }).find("give --steps N"), std::string::npos);
+}

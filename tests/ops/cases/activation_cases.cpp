@@ -19,7 +19,8 @@ constexpr Function kFunctions[] = {{Activation::relu, 0.01f, "relu"},
                                    {Activation::leaky_relu, 0.2f, "leaky_relu 0.2"},
                                    {Activation::sigmoid, 0.01f, "sigmoid"},
                                    {Activation::tanh, 0.01f, "tanh"},
-                                   {Activation::gelu, 0.01f, "gelu"}};
+                                   {Activation::gelu, 0.01f, "gelu"},
+                                   {Activation::gelu_tanh, 0.01f, "gelu_tanh"}};
 constexpr std::int64_t kSizes[] = {0, 1, 7, 33, 1000, 4099};
 // Values near a derivative's zero (GELU's at x = -0.75) cancel; 1e-6 absolute covers that.
 constexpr Tolerance kTol{1e-5f, 1e-6f};

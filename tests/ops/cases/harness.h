@@ -24,7 +24,8 @@ namespace kiln::ops_testing {
 inline const std::vector<std::string>& groups() {
   static const std::vector<std::string> g = {
       "Elementwise", "Activation", "Bias",          "Reduce",  "Softmax", "Metrics",   "Gemm",
-      "Linear",      "Conv2d",     "Normalization", "Dropout", "Random",  "Optimizer", "Pool2d"};
+      "Linear",      "Conv2d",     "Normalization", "Dropout", "Random",  "Optimizer", "Pool2d",
+      "Sequence"};
   return g;
 }
 

@@ -1,0 +1,344 @@
+// The rules. Each threshold is a constant with the reason beside it; README.md's "What
+// kiln-doctor checks" states the same rules in words.
+#include "kiln/apps/doctor/judgement.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "kiln/training/cpu_competition.h"
+
+namespace kiln::doctor {
+
+namespace {
+
+// STREAM's triad on all cores should beat one core by far where several memory channels are
+// populated: one core alone cannot saturate them. Below 1.5x on 4 or more cores, the channels
+// look underpopulated (one module, or modules in the wrong slots).
+constexpr double kMinBandwidthScaling = 1.5;
+constexpr int kScalingCores = 4;
+// A large fp32 GEMM reaches 60-90 % of the ISA's peak with oneDNN; under 40 % the cores are
+// shared, throttled or running a slower kernel than oneDNN reports.
+constexpr double kMinGemmShareOfPeak = 0.40;
+// The article's slow machine took a second for a 10 KB image; a healthy core decodes small
+// PNG/JPEG files in well under 10 ms each.
+constexpr double kMinDecodesPerCore = 100.0;
+// Below this the files come from a slow disk or a network file system: a loader reading 10 KB
+// images needs thousands per second.
+constexpr double kMinReadMbs = 50.0;
+constexpr double kMinFilesPerSecond = 1000.0;
+// kiln's runnable threads waiting for a core more than this share of the time: others take it.
+constexpr double kMaxRunQueueWait = kRealShareWaitPercent;  // the epoch diagnosis's rule too
+constexpr double kMaxStealPercent = 5.0;
+// A core sustaining load should keep 90 % of its starting clock and 85 % of its GEMM rate.
+constexpr double kMinSustainedClock = 0.90;
+constexpr double kMinSustainedRate = 0.85;
+constexpr double kHotCelsius = 90.0;
+// Pinned copies should reach half the link's per-direction rate; below, the link or the host
+// memory path is slower than the card's slot promises.
+constexpr double kMinLinkShare = 0.5;
+constexpr double kMinGpuClockShare = 0.8;
+// --compare: a figure explains a slower machine when it differs by this factor or more.
+constexpr double kCompareFactor = 1.3;
+
+bool known(double v) { return v >= 0.0; }
+
+// GB/s per lane and direction after encoding, PCIe generation 1 to 6.
+double pcie_lane_gbs(int gen) {
+  static const double rate[] = {0.0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
+  return gen >= 1 && gen <= 6 ? rate[gen] : -1.0;
+}
+
+void judge_memory(const CpuFigures& c, std::vector<Judgement>& out) {
+  if (!known(c.triad_single_gbs) || !known(c.triad_all_gbs)) {
+    out.push_back({"memory", Verdict::cannot_tell, "memory bandwidth was not measured"});
+    return;
+  }
+  const double scaling = c.triad_all_gbs / std::max(c.triad_single_gbs, 1e-9);
+  const std::string measured =
+      fmt::format("memory bandwidth (triad): {:.1f} GB/s on one thread, {:.1f} GB/s on {} ({:.1f}x)",
+                  c.triad_single_gbs, c.triad_all_gbs, c.triad_threads, scaling);
+  if (c.physical_cores < kScalingCores)
+    out.push_back({"memory", Verdict::cannot_tell,
+                   measured + fmt::format("; with {} cores the scaling cannot show how many memory "
+                                          "channels are populated",
+                                          c.physical_cores)});
+  else if (scaling < kMinBandwidthScaling)
+    out.push_back({"memory", Verdict::problem,
+                   measured + fmt::format("; under {:.1f}x on {} cores: memory channels look "
+                                          "underpopulated (one module, or modules in the wrong "
+                                          "slots); compare the DIMM slots with the board's manual",
+                                          kMinBandwidthScaling, c.physical_cores)});
+  else
+    out.push_back({"memory", Verdict::ok, measured});
+}
+
+void judge_gemm(const CpuFigures& c, std::vector<Judgement>& out) {
+  if (!known(c.gemm_gflops)) {
+    out.push_back({"gemm", Verdict::cannot_tell, "the matrix-product rate was not measured"});
+    return;
+  }
+  const std::string measured = fmt::format("matrix products: {:.1f} GFLOP/s on {} threads ({} kernels)",
+                                           c.gemm_gflops, c.gemm_threads, c.isa);
+  if (!known(c.gemm_peak_gflops)) {
+    out.push_back({"gemm", Verdict::cannot_tell,
+                   measured + (known(c.frequency_mhz)
+                                   ? fmt::format("; the peak of '{}' is not in the table", c.isa)
+                                   : std::string("; the CPU's frequency is hidden, so the peak cannot be told"))});
+    return;
+  }
+  const double share = c.gemm_gflops / c.gemm_peak_gflops;
+  const std::string against = fmt::format(
+      " = {:.0f} % of the peak {:.0f} GFLOP/s ({} cores x {:.0f} MHz ({}) x {:.0f} FLOPs/cycle)",
+      100.0 * share, c.gemm_peak_gflops, c.physical_cores, c.frequency_mhz, c.frequency_source,
+      c.flops_per_cycle);
+  if (share < kMinGemmShareOfPeak)
+    out.push_back({"gemm", Verdict::problem,
+                   measured + against +
+                       fmt::format("; under {:.0f} %: the cores are shared, throttled, or slower than "
+                                   "their instruction set promises",
+                                   100.0 * kMinGemmShareOfPeak)});
+  else
+    out.push_back({"gemm", Verdict::ok, measured + against});
+}
+
+void judge_data(const DataFigures& d, std::vector<Judgement>& out) {
+  if (d.spec.empty()) {
+    out.push_back({"decode", Verdict::cannot_tell, "no data given: image decode and read rates not measured"});
+    return;
+  }
+  auto decode = [&](const char* kind, int files, double rate) {
+    if (files == 0 || !known(rate)) return;
+    const std::string measured = fmt::format("{} decode: {:.0f} images/s per core ({} files sampled)",
+                                             kind, rate, files);
+    if (rate < kMinDecodesPerCore)
+      out.push_back({"decode", Verdict::problem,
+                     measured + fmt::format("; under {:.0f}: each image takes over {:.0f} ms on a core "
+                                            "(a slow core, or memory far slower than it should be)",
+                                            kMinDecodesPerCore, 1000.0 / kMinDecodesPerCore)});
+    else
+      out.push_back({"decode", Verdict::ok, measured});
+  };
+  decode("PNG", d.png_files, d.png_per_core_s);
+  decode("JPEG", d.jpeg_files, d.jpeg_per_core_s);
+  if (d.png_files == 0 && d.jpeg_files == 0)
+    out.push_back({"decode", Verdict::cannot_tell,
+                   fmt::format("data {} holds no PNG or JPEG files: no decode rate", d.spec)});
+  if (!known(d.read_mbs)) return;
+  const double files_per_s = d.mean_file_kib > 0.0 ? d.read_mbs * 1e6 / (d.mean_file_kib * 1024.0) : -1.0;
+  const std::string measured = fmt::format("file reads: {:.0f} MB/s, {:.0f} files/s (files of {:.1f} KiB on average)",
+                                           d.read_mbs, files_per_s, d.mean_file_kib);
+  // Small files are bound by opening them, not by bytes: slow only when both rates are low.
+  if (d.read_mbs < kMinReadMbs && files_per_s < kMinFilesPerSecond)
+    out.push_back({"read", Verdict::problem,
+                   measured + fmt::format("; under {:.0f} MB/s and {:.0f} files/s: a slow disk or a network "
+                                          "file system; copy the data to a local disk",
+                                          kMinReadMbs, kMinFilesPerSecond)});
+  else
+    out.push_back({"read", Verdict::ok, measured});
+}
+
+void judge_competition(const CompetitionFigures& k, std::vector<Judgement>& out) {
+  if (!known(k.run_queue_wait_percent)) {
+    out.push_back({"competition", Verdict::cannot_tell,
+                   "this kernel does not expose run-queue delays (/proc/self/task/*/schedstat)"});
+  } else {
+    const std::string measured = fmt::format(
+        "CPU competition: kiln's threads waited for a core {:.0f} % of the time they were ready",
+        k.run_queue_wait_percent);
+    if (k.run_queue_wait_percent >= kMaxRunQueueWait) {
+      std::string who;
+      if (!k.others.empty()) {
+        std::vector<std::string> parts;
+        for (std::size_t i = 0; i < k.others.size() && i < 3; ++i)
+          parts.push_back(fmt::format("{} {:.0f} %", k.others[i].name, k.others[i].percent));
+        who = fmt::format("; busiest others: {}", fmt::join(parts, ", "));
+      } else {
+        who = k.others_visible ? "; no other process shows in /proc (a hypervisor's or another container's)"
+                               : "; /proc hides the other processes (a PID namespace)";
+      }
+      out.push_back({"competition", Verdict::problem,
+                     measured + fmt::format("; over {:.0f} %: other processes take a real share of the "
+                                            "CPU{}; training will be slower by about that much",
+                                            kMaxRunQueueWait, who)});
+    } else {
+      out.push_back({"competition", Verdict::ok, measured});
+    }
+  }
+  if (!known(k.steal_percent))
+    out.push_back({"competition", Verdict::cannot_tell, "steal time: /proc/stat does not say"});
+  else if (k.steal_percent >= kMaxStealPercent)
+    out.push_back({"competition", Verdict::problem,
+                   fmt::format("steal time {:.0f} %: the hypervisor gives this VM's cores to others",
+                               k.steal_percent)});
+}
+
+void judge_thermal(const ThermalFigures& t, std::vector<Judgement>& out) {
+  if (known(t.start_mhz) && known(t.end_mhz) && t.start_mhz > 0.0) {
+    const double kept = t.end_mhz / t.start_mhz;
+    const std::string measured = fmt::format("clock under sustained load: {:.0f} MHz at the start, {:.0f} MHz at the end",
+                                             t.start_mhz, t.end_mhz);
+    out.push_back({"thermal", kept < kMinSustainedClock ? Verdict::problem : Verdict::ok,
+                   kept < kMinSustainedClock
+                       ? measured + fmt::format("; a {:.0f} % drop: thermal or power throttling", 100.0 * (1.0 - kept))
+                       : measured});
+  } else {
+    out.push_back({"thermal", Verdict::cannot_tell,
+                   "clock under sustained load: cpufreq is not exposed here (a container or a VM), so drops cannot be told"});
+  }
+  if (known(t.max_temperature_c) && t.max_temperature_c >= kHotCelsius)
+    out.push_back({"thermal", Verdict::problem,
+                   fmt::format("temperature reached {:.0f} C: near the throttling point; check cooling",
+                               t.max_temperature_c)});
+  if (known(t.sustained_gflops_first) && known(t.sustained_gflops_last) && t.sustained_gflops_first > 0.0) {
+    const double kept = t.sustained_gflops_last / t.sustained_gflops_first;
+    const std::string measured = fmt::format("sustained GEMM: {:.1f} GFLOP/s in the first quarter, {:.1f} in the last",
+                                             t.sustained_gflops_first, t.sustained_gflops_last);
+    out.push_back({"thermal", kept < kMinSustainedRate ? Verdict::problem : Verdict::ok,
+                   kept < kMinSustainedRate
+                       ? measured + fmt::format("; fell {:.0f} %: throttling, or a competitor that started",
+                                                100.0 * (1.0 - kept))
+                       : measured});
+  }
+}
+
+void judge_gpu(const GpuFigures& g, std::vector<Judgement>& out) {
+  if (!g.present) return;
+  if (g.pcie_gen > 0 && g.pcie_width > 0 && g.pcie_max_gen > 0 && g.pcie_max_width > 0) {
+    const std::string measured = fmt::format("PCIe link under load: Gen{} x{} (the card takes Gen{} x{})",
+                                             g.pcie_gen, g.pcie_width, g.pcie_max_gen, g.pcie_max_width);
+    if (g.pcie_width < g.pcie_max_width || g.pcie_gen < g.pcie_max_gen)
+      out.push_back({"gpu", Verdict::problem,
+                     measured + ": the card sits in a narrower or older slot than it takes (the "
+                                "wrong slot); host-to-device copies get a fraction of their bandwidth"});
+    else
+      out.push_back({"gpu", Verdict::ok, measured});
+  } else {
+    out.push_back({"gpu", Verdict::cannot_tell, "PCIe link: NVML does not say"});
+  }
+  if (known(g.h2d_pinned_gbs)) {
+    std::string measured = fmt::format("host-to-device copies: {:.1f} GB/s pinned, {:.1f} GB/s pageable",
+                                       g.h2d_pinned_gbs, g.h2d_pageable_gbs);
+    const double link = g.pcie_gen > 0 && g.pcie_width > 0 ? pcie_lane_gbs(g.pcie_gen) * g.pcie_width : -1.0;
+    if (link > 0.0 && g.h2d_pinned_gbs < kMinLinkShare * link)
+      out.push_back({"gpu", Verdict::problem,
+                     measured + fmt::format("; under half the {:.1f} GB/s of the link", link)});
+    else
+      out.push_back({"gpu", Verdict::ok, measured});
+  }
+  if (g.sm_clock_mhz > 0 && g.sm_clock_max_mhz > 0 &&
+      g.sm_clock_mhz < kMinGpuClockShare * g.sm_clock_max_mhz)
+    out.push_back({"gpu", Verdict::problem,
+                   fmt::format("GPU clock under load {} MHz of {} MHz: held down (power or temperature)",
+                               g.sm_clock_mhz, g.sm_clock_max_mhz)});
+  if (!g.others.empty()) {
+    std::vector<std::string> parts;
+    for (const OtherProcess& p : g.others) parts.push_back(fmt::format("{} ({:.0f} MiB)", p.name, p.percent));
+    out.push_back({"gpu", Verdict::problem,
+                   fmt::format("other processes on the GPU: {}", fmt::join(parts, ", "))});
+  }
+}
+
+// A figure compared across machines: higher_better says which way is faster.
+struct Metric {
+  const char* what;
+  std::function<double(const MachineFigures&)> value;
+  bool higher_better;
+  const char* unit;
+};
+
+const std::vector<Metric>& metrics() {
+  static const std::vector<Metric> list = {
+      {"all-thread memory bandwidth", [](const MachineFigures& f) { return f.cpu.triad_all_gbs; }, true, "GB/s"},
+      {"one-thread memory bandwidth", [](const MachineFigures& f) { return f.cpu.triad_single_gbs; }, true, "GB/s"},
+      {"matrix-product rate", [](const MachineFigures& f) { return f.cpu.gemm_gflops; }, true, "GFLOP/s"},
+      {"PNG decode per core", [](const MachineFigures& f) { return f.data.png_per_core_s; }, true, "images/s"},
+      {"JPEG decode per core", [](const MachineFigures& f) { return f.data.jpeg_per_core_s; }, true, "images/s"},
+      {"file read rate", [](const MachineFigures& f) { return f.data.read_mbs; }, true, "MB/s"},
+      {"pinned host-to-device copies", [](const MachineFigures& f) { return f.gpu.h2d_pinned_gbs; }, true, "GB/s"},
+      {"pageable host-to-device copies", [](const MachineFigures& f) { return f.gpu.h2d_pageable_gbs; }, true, "GB/s"},
+  };
+  return list;
+}
+
+}  // namespace
+
+double fp32_flops_per_cycle(const std::string& isa) {
+  // Vector lanes x 2 (multiply-add) x 2 FMA units; SSE4.1 and AVX have no FMA: a multiply and an
+  // add unit, 4 or 8 lanes each. AMX multiplies bf16 and int8 only: fp32 runs on AVX-512.
+  if (isa == "sse41") return 8.0;
+  if (isa == "avx") return 16.0;
+  if (isa == "avx2" || isa == "avx2_vnni") return 32.0;
+  if (isa.rfind("avx512", 0) == 0) return 64.0;
+  return -1.0;
+}
+
+std::vector<Judgement> judge(const MachineFigures& f) {
+  std::vector<Judgement> out;
+  judge_memory(f.cpu, out);
+  judge_gemm(f.cpu, out);
+  judge_data(f.data, out);
+  judge_competition(f.competition, out);
+  judge_thermal(f.thermal, out);
+  judge_gpu(f.gpu, out);
+  return out;
+}
+
+Comparison compare(const MachineFigures& a, const std::string& a_name, const MachineFigures& b,
+                   const std::string& b_name) {
+  struct Reason {
+    double factor;
+    bool a_slower;
+    std::string text;
+  };
+  std::vector<Reason> reasons;
+  for (const Metric& m : metrics()) {
+    const double x = m.value(a), y = m.value(b);
+    if (!known(x) || !known(y) || x <= 0.0 || y <= 0.0) continue;
+    const double factor = std::max(x, y) / std::min(x, y);
+    if (factor < kCompareFactor) continue;
+    const bool a_slower = m.higher_better ? x < y : x > y;
+    reasons.push_back({factor, a_slower,
+                       fmt::format("{}: {:.1f} {} on {} against {:.1f} {} on {} ({:.1f}x)", m.what, x,
+                                   m.unit, a_name, y, m.unit, b_name, factor)});
+  }
+  // A machine whose cores are taken by others, or whose link is narrower: from the judgements,
+  // as a problem one machine has and the other does not.
+  auto problems = [](const MachineFigures& f) {
+    std::vector<std::string> out;
+    for (const Judgement& j : judge(f))
+      if (j.verdict == Verdict::problem) out.push_back(j.topic + ": " + j.text);
+    return out;
+  };
+  const std::vector<std::string> pa = problems(a), pb = problems(b);
+  auto topic_in = [](const std::vector<std::string>& list, const std::string& line) {
+    const std::string topic = line.substr(0, line.find(':'));
+    return std::any_of(list.begin(), list.end(), [&](const std::string& l) { return l.rfind(topic + ":", 0) == 0; });
+  };
+  // A problem only one machine shows counts as a large factor: it is a cause, not a degree.
+  for (const std::string& p : pa)
+    if (!topic_in(pb, p)) reasons.push_back({10.0, true, fmt::format("only {} has this: {}", a_name, p)});
+  for (const std::string& p : pb)
+    if (!topic_in(pa, p)) reasons.push_back({10.0, false, fmt::format("only {} has this: {}", b_name, p)});
+  std::stable_sort(reasons.begin(), reasons.end(),
+                   [](const Reason& x, const Reason& y) { return x.factor > y.factor; });
+  Comparison c;
+  int a_votes = 0, b_votes = 0;
+  for (const Reason& r : reasons) (r.a_slower ? a_votes : b_votes) += 1;
+  if (a_votes != b_votes) c.slower = a_votes > b_votes ? a_name : b_name;
+  for (const Reason& r : reasons) c.reasons.push_back(r.text);
+  return c;
+}
+
+std::string verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::ok: return "ok";
+    case Verdict::problem: return "PROBLEM";
+    case Verdict::cannot_tell: return "cannot tell";
+  }
+  return "?";
+}
+
+}  // namespace kiln::doctor

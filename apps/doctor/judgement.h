@@ -1,0 +1,38 @@
+// kiln-doctor's judgements: pure functions of the figures, each rule stated beside its constant
+// in judgement.cpp and in the README ("What kiln-doctor checks"), so each is tested on recorded
+// figures. A figure the machine hides is judged "cannot tell", never guessed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kiln/apps/doctor/figures.h"
+
+namespace kiln::doctor {
+
+enum class Verdict { ok, problem, cannot_tell };
+
+struct Judgement {
+  std::string topic;  // "memory", "gemm", "decode", "read", "competition", "thermal", "gpu"
+  Verdict verdict = Verdict::ok;
+  std::string text;   // what was measured, and what it means
+};
+
+std::vector<Judgement> judge(const MachineFigures& figures);
+
+// fp32 FLOPs per core per cycle of a oneDNN ISA name, assuming two FMA units (the rule the
+// README states); -1 for a set the table does not know.
+double fp32_flops_per_cycle(const std::string& isa);
+
+// One line per difference that explains why `slow` trains slower than `fast`, the largest
+// first; names are the files' (or machines') labels. Empty when no figure differs by enough.
+struct Comparison {
+  std::string slower;  // the label of the machine that looks slower, "" when neither does
+  std::vector<std::string> reasons;
+};
+Comparison compare(const MachineFigures& a, const std::string& a_name, const MachineFigures& b,
+                   const std::string& b_name);
+
+std::string verdict_name(Verdict verdict);  // "ok", "PROBLEM", "cannot tell"
+
+}  // namespace kiln::doctor

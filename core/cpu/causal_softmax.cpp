@@ -1,0 +1,59 @@
+// CPU reference causal softmax over rows of (T, T) matrices: row r is query i = r mod T, which
+// sees columns j <= i. The scaled row is shifted by its maximum (no overflow), its sum of exps
+// and backward's dot product are taken in double; the masked columns are written as exact zeros.
+#include <cmath>
+
+#include "kiln/core/cpu/backend.h"
+#include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/ops/causal_softmax.h"
+
+namespace kiln::cpu {
+
+namespace {
+
+void forward(Index rows, Index t, const float* x, float* y, float scale) {
+#pragma omp parallel for if (rows * t > kParallelMin) schedule(static)
+  for (Index r = 0; r < rows; ++r) {
+    const Index seen = r % t + 1;  // columns 0 .. i
+    const float* in = x + r * t;
+    float* out = y + r * t;
+    float m = scale * in[0];
+    for (Index j = 1; j < seen; ++j) m = scale * in[j] > m ? scale * in[j] : m;
+    double sum = 0.0;
+    for (Index j = 0; j < seen; ++j) sum += std::exp(static_cast<double>(scale * in[j] - m));
+    for (Index j = 0; j < seen; ++j)
+      out[j] = static_cast<float>(std::exp(static_cast<double>(scale * in[j] - m)) / sum);
+    for (Index j = seen; j < t; ++j) out[j] = 0.0f;
+  }
+}
+
+void backward(Index rows, Index t, const float* y, const float* dy, float* dx, float scale) {
+#pragma omp parallel for if (rows * t > kParallelMin) schedule(static)
+  for (Index r = 0; r < rows; ++r) {
+    const Index seen = r % t + 1;
+    const float* yr = y + r * t;
+    const float* g = dy + r * t;
+    float* out = dx + r * t;
+    double dot = 0.0;
+    for (Index j = 0; j < seen; ++j) dot += static_cast<double>(g[j]) * yr[j];
+    const auto dot_f = static_cast<float>(dot);
+    for (Index j = 0; j < seen; ++j) out[j] = scale * (yr[j] * (g[j] - dot_f));
+    for (Index j = seen; j < t; ++j) out[j] = 0.0f;
+  }
+}
+
+void forward_kernel(op::CausalSoftmaxForward& o) {
+  forward(o.rows, o.t, o.x.data<float>(), o.y.data<float>(), o.scale);
+}
+void backward_kernel(op::CausalSoftmaxBackward& o) {
+  backward(o.rows, o.t, o.y.data<float>(), o.dy.data<float>(), o.dx.data<float>(), o.scale);
+}
+
+const RegisterKernel<op::CausalSoftmaxForward> kForward(Backend::reference, forward_kernel, "fp32",
+                                                        "kiln");
+const RegisterKernel<op::CausalSoftmaxBackward> kBackward(Backend::reference, backward_kernel,
+                                                          "fp32", "kiln");
+
+}  // namespace
+
+}  // namespace kiln::cpu

@@ -1,0 +1,48 @@
+// The causal_softmax ops' checks and public entry points.
+#include "kiln/core/ops/causal_softmax.h"
+
+#include "kiln/core/dispatch.h"
+#include "kiln/core/op_table.h"
+
+namespace kiln {
+
+namespace {
+
+// The first operand is (..., T, T); returns (rows, T).
+std::pair<std::int64_t, std::int64_t> check_square(const char* op, const char* name,
+                                                    const Tensor& t) {
+  KILN_CHECK(t.rank() >= 2 && t.size(-1) == t.size(-2),
+             "{}: {} must be (..., T, T) score matrices, found {}", op, name, t.shape().str());
+  const std::int64_t cols = t.size(-1);
+  return {cols > 0 ? t.numel() / cols : 0, cols};
+}
+
+}  // namespace
+
+namespace op {
+
+void CausalSoftmaxForward::check() {
+  detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
+  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
+  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+  std::tie(rows, t) = check_square(kName, "x", x);
+}
+
+void CausalSoftmaxBackward::check() {
+  detail::check_operands(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}}, DType::f32);
+  detail::check_same_device(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}});
+  detail::check_same_shape(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}});
+  std::tie(rows, t) = check_square(kName, "y", y);
+}
+
+}  // namespace op
+
+void causal_softmax_forward(const Tensor& x, Tensor& y, float scale) {
+  run(op::CausalSoftmaxForward{x, y, scale});
+}
+
+void causal_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, float scale) {
+  run(op::CausalSoftmaxBackward{y, dy, dx, scale});
+}
+
+}  // namespace kiln

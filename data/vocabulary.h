@@ -1,0 +1,47 @@
+// Vocabulary: how token ids map to text, recorded in a checkpoint so that a later program
+// (kiln-generate) decodes what the model emits. Three kinds:
+//   bytes  ids 0..255 are the bytes of the text (tokens:PATH)
+//   chars  id k is the k-th of the file's distinct Unicode code points in ascending order
+//          (tokens:PATH:chars); `symbols` holds them
+//   ids    ids of a tokenizer kiln does not know (a nanoGPT or llm.c .bin): only the size
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln {
+
+enum class VocabularyKind { bytes, chars, ids };
+
+struct Vocabulary {
+  VocabularyKind kind = VocabularyKind::bytes;
+  std::int64_t size = 256;
+  std::vector<std::uint32_t> symbols;  // chars: the code point of each id, ascending
+  friend bool operator==(const Vocabulary&, const Vocabulary&) = default;
+};
+
+// "bytes", "chars", "ids".
+std::string_view vocabulary_kind_name(VocabularyKind kind);
+// Throws kiln::Error for another name.
+VocabularyKind vocabulary_kind_from_name(std::string_view name);
+
+// bytes: 256; chars: the text's distinct code points. Throws kiln::Error naming `source` and the
+// byte offset (with an excerpt) where `text` is not well-formed UTF-8.
+Vocabulary byte_vocabulary();
+Vocabulary char_vocabulary(std::string_view text, const std::string& source);
+
+// Text of token ids under the vocabulary: bytes and chars decode (chars as UTF-8); ids cannot
+// and throw kiln::Error, as does an id outside [0, size).
+std::string decode(const Vocabulary& vocabulary, const std::vector<std::int32_t>& ids);
+
+// Checks a vocabulary read from a file: size >= 1; bytes has 256; chars has `size` ascending
+// code points below 0x110000. Throws kiln::Error naming `source`.
+void check_vocabulary(const Vocabulary& vocabulary, const std::string& source);
+
+// The UTF-8 code points of `text`, in order; throws kiln::Error naming `source`, the byte offset
+// and an excerpt at the first malformed sequence.
+std::vector<std::uint32_t> utf8_code_points(std::string_view text, const std::string& source);
+
+}  // namespace kiln

@@ -1,0 +1,56 @@
+// GPT, nanoGPT's model: token and learned position embeddings (wte, wpe), dropout, `layers`
+// blocks of [x + attn(ln_1(x)), then x + mlp(ln_2(x))] with mlp = c_proj(GELU-tanh(c_fc(x)))
+// and dropout, a final LayerNorm ln_f, and an output head tied to wte (layers/tied_linear.h).
+// x: (B, T) float32 token ids, T <= context -> logits (B, T, vocabulary). Parameters are named
+// as nanoGPT's state_dict ("transformer.wte.weight", "transformer.h.0.attn.c_attn.weight", ...),
+// with the tied matrix once, as "transformer.wte.weight"; every matrix is stored (out, in) as
+// PyTorch's, so a kiln safetensors file loads into nanoGPT's GPT and back. Initialised as
+// nanoGPT does: N(0, 0.02) for weights and embeddings, N(0, 0.02 / sqrt(2 layers)) for each
+// c_proj weight, zero biases, LayerNorms at weight 1 and bias 0.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "kiln/core/random.h"
+#include "kiln/layers/causal_self_attention.h"
+#include "kiln/layers/dropout.h"
+#include "kiln/layers/embedding.h"
+#include "kiln/layers/layer_norm.h"
+#include "kiln/layers/tied_linear.h"
+#include "kiln/models/gpt_block.h"
+
+namespace kiln {
+
+struct GptConfig {
+  std::int64_t layers = 4, heads = 4, width = 128, context = 64;
+  std::int64_t vocabulary = 256;
+  float dropout = 0.0f;
+  std::uint64_t dropout_seed = 0;  // the dropouts' masks: seed + 2 per block, as counted inside
+};
+
+class Gpt : public Module {
+ public:
+  Gpt(const GptConfig& config, Generator& gen);
+
+  std::string describe() const override;
+  Shape output_shape(const Shape& input) const override;  // (B, T) -> (B, T, vocabulary)
+  const GptConfig& config() const { return config_; }
+  Embedding& wte() { return *wte_; }
+  Embedding& wpe() { return *wpe_; }
+
+ protected:
+  Tensor forward_impl(const Tensor& x) override;
+  Tensor backward_impl(const Tensor& dy) override;
+
+ private:
+  GptConfig config_;
+  std::shared_ptr<Embedding> wte_, wpe_;
+  std::shared_ptr<Dropout> drop_;
+  std::vector<std::shared_ptr<GptBlock>> blocks_;
+  std::shared_ptr<LayerNorm> ln_f_;
+  std::shared_ptr<TiedLinear> lm_head_;
+  std::int64_t batch_ = 0, time_ = 0;
+};
+
+}  // namespace kiln

@@ -1,0 +1,270 @@
+// Token data: byte and character vocabularies, nanoGPT's and llm.c's .bin files (and hostile
+// ones), windows that are the same for any worker count, and the split by position.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "kiln/data/data_loader.h"
+#include "kiln/data/token_file.h"
+#include "kiln/data/token_window_dataset.h"
+#include "kiln/spec/data_spec.h"
+#include "kiln/training/training_state.h"
+#include "tests/data/file_testing.h"
+
+namespace kiln {
+namespace {
+
+using testing::error_message;
+using testing::fresh_folder;
+using testing::write_bytes;
+using testing::write_text;
+
+void put_u16(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  out.push_back(static_cast<std::uint8_t>(v & 0xFF));
+  out.push_back(static_cast<std::uint8_t>(v >> 8));
+}
+
+void put_i32(std::vector<std::uint8_t>& out, std::int32_t value) {
+  const auto v = static_cast<std::uint32_t>(value);
+  for (int k = 0; k < 4; ++k) out.push_back(static_cast<std::uint8_t>(v >> (8 * k)));
+}
+
+// llm.c's layout: 256 int32 of header (magic, version, count, zeros), then uint16 tokens.
+std::vector<std::uint8_t> llmc_file(const std::vector<std::uint32_t>& tokens, std::int32_t count,
+                                    std::int32_t version = 1) {
+  std::vector<std::uint8_t> out;
+  put_i32(out, kLlmcMagic);
+  put_i32(out, version);
+  put_i32(out, count);
+  for (int i = 3; i < 256; ++i) put_i32(out, 0);
+  for (std::uint32_t t : tokens) put_u16(out, t);
+  return out;
+}
+
+TEST(TokenFile, ReadsTextAsBytesWithAVocabularyOf256) {
+  const std::string path = write_text(fresh_folder("tok_bytes") / "t.txt", "hi\xff");
+  const TokenSequence t(path);
+  ASSERT_EQ(t.size(), 3);
+  EXPECT_EQ(t[0], 'h');
+  EXPECT_EQ(t[2], 255);
+  EXPECT_EQ(t.vocabulary().kind, VocabularyKind::bytes);
+  EXPECT_EQ(t.vocabulary().size, 256);
+  EXPECT_EQ(decode(t.vocabulary(), {'h', 'i'}), "hi");
+}
+
+TEST(TokenFile, NumbersCharactersBySortedDistinctCodePoints) {
+  const std::string text = "h\xc3\xa9llo h\xc3\xa9";  // "héllo hé"
+  const std::string path = write_text(fresh_folder("tok_chars") / "t.txt", text);
+  const TokenSequence t(path, {.encoding = TokenEncoding::chars});
+  const Vocabulary& v = t.vocabulary();
+  EXPECT_EQ(v.kind, VocabularyKind::chars);
+  EXPECT_EQ(v.symbols, (std::vector<std::uint32_t>{' ', 'h', 'l', 'o', 0xE9}));
+  ASSERT_EQ(t.size(), 8);
+  EXPECT_EQ(t[0], 1);  // 'h'
+  EXPECT_EQ(t[1], 4);  // 'é', the largest code point
+  std::vector<std::int32_t> ids;
+  for (std::int64_t i = 0; i < t.size(); ++i) ids.push_back(t[i]);
+  EXPECT_EQ(decode(v, ids), text);
+}
+
+TEST(TokenFile, RefusesTextThatIsNotUtf8AsCharactersNamingTheByte) {
+  const std::string path = write_text(fresh_folder("tok_badutf8") / "t.txt", "abc\xc3(def");
+  const std::string message =
+      error_message([&] { TokenSequence(path, {.encoding = TokenEncoding::chars}); });
+  EXPECT_CONTAINS(message, "not UTF-8 text at byte 3");
+  EXPECT_CONTAINS(message, "\\xc3");
+}
+
+TEST(TokenFile, NumbersATestTextByTheTrainingVocabularyAndRefusesNewCharacters) {
+  const auto dir = fresh_folder("tok_testvocab");
+  const TokenSequence train(write_text(dir / "a.txt", "abcabc"),
+                            {.encoding = TokenEncoding::chars});
+  const TokenSequence test(write_text(dir / "b.txt", "cab"),
+                           {.encoding = TokenEncoding::chars, .vocabulary = &train.vocabulary()});
+  EXPECT_EQ(test[0], 2);
+  EXPECT_EQ(test.vocabulary(), train.vocabulary());
+  const std::string message = error_message([&] {
+    TokenSequence(write_text(dir / "c.txt", "abz"),
+                  {.encoding = TokenEncoding::chars, .vocabulary = &train.vocabulary()});
+  });
+  EXPECT_CONTAINS(message, "U+007A at character 2");
+}
+
+TEST(TokenFile, ReadsNanoGptUint16Files) {
+  std::vector<std::uint8_t> bytes;
+  for (std::uint32_t t : {1u, 50000u, 7u}) put_u16(bytes, t);
+  const std::string path = write_bytes(fresh_folder("tok_u16") / "train.bin", bytes);
+  const TokenSequence t(path, {.encoding = TokenEncoding::u16, .vocab_size = 50304});
+  ASSERT_EQ(t.size(), 3);
+  EXPECT_EQ(t[1], 50000);
+  EXPECT_EQ(t.vocabulary().kind, VocabularyKind::ids);
+  EXPECT_EQ(t.vocabulary().size, 50304);
+  // Without a size: the largest id + 1.
+  EXPECT_EQ(TokenSequence(path, {.encoding = TokenEncoding::u16}).vocabulary().size, 50001);
+}
+
+TEST(TokenFile, RefusesAUint16TokenOutsideTheVocabularyNamingItsPosition) {
+  std::vector<std::uint8_t> bytes;
+  for (std::uint32_t t : {1u, 2u, 300u}) put_u16(bytes, t);
+  const std::string path = write_bytes(fresh_folder("tok_u16_bad") / "train.bin", bytes);
+  const std::string message = error_message(
+      [&] { TokenSequence(path, {.encoding = TokenEncoding::u16, .vocab_size = 256}); });
+  EXPECT_CONTAINS(message, "token 300 at position 2 (byte 4");
+  EXPECT_CONTAINS(message, path);
+  bytes.push_back(9);  // an odd size: not whole tokens
+  write_bytes(path, bytes);
+  EXPECT_CONTAINS(error_message([&] { TokenSequence(path, {.encoding = TokenEncoding::u16}); }),
+                  "odd number");
+}
+
+TEST(TokenFile, RecognisesLlmcFilesByTheirMagic) {
+  const std::string path =
+      write_bytes(fresh_folder("tok_llmc") / "val.bin", llmc_file({5, 50256, 0, 11}, 4));
+  const TokenSequence t(path);  // asked as text: the magic decides
+  ASSERT_EQ(t.size(), 4);
+  EXPECT_EQ(t[1], 50256);
+  EXPECT_EQ(t[3], 11);
+  EXPECT_EQ(t.vocabulary().size, 50257);
+  EXPECT_CONTAINS(t.describe(), "llm.c");
+}
+
+TEST(TokenFile, RefusesHostileLlmcFilesClearly) {
+  const auto dir = fresh_folder("tok_llmc_bad");
+  std::vector<std::uint8_t> truncated = llmc_file({}, 0);
+  truncated.resize(100);
+  EXPECT_CONTAINS(error_message([&] { TokenSequence(write_bytes(dir / "a.bin", truncated)); }),
+                  "less than its 1024-byte header");
+  EXPECT_CONTAINS(error_message([&] {
+                    TokenSequence(write_bytes(dir / "b.bin", llmc_file({1, 2}, 1000)));
+                  }),
+                  "states 1000 tokens, but the file holds room for 2");
+  EXPECT_CONTAINS(error_message([&] {
+                    TokenSequence(write_bytes(dir / "c.bin", llmc_file({1, 2}, -5)));
+                  }),
+                  "states -5 tokens");
+  EXPECT_CONTAINS(error_message([&] {
+                    TokenSequence(write_bytes(dir / "d.bin", llmc_file({1, 2, 3}, 2)));
+                  }),
+                  "2 bytes follow the tokens");
+  EXPECT_CONTAINS(
+      error_message([&] { TokenSequence(write_bytes(dir / "e.bin", llmc_file({1}, 1, 7))); }),
+      "version 7");
+  const std::string f = write_bytes(dir / "f.bin", llmc_file({1, 60000}, 2));
+  EXPECT_CONTAINS(error_message([&] { TokenSequence(f, {.vocab_size = 50257}); }),
+                  "token 60000 at position 1 (byte 1026");
+}
+
+std::string counting_text(int n) {
+  std::string text;
+  for (int i = 0; i < n; ++i) text += static_cast<char>('a' + i % 26);
+  return text;
+}
+
+TEST(TokenWindowDataset, TargetsAreTheInputsShiftedByOne) {
+  auto tokens = std::make_shared<const TokenSequence>(
+      write_text(fresh_folder("tok_win") / "t.txt", counting_text(200)));
+  const TokenWindowDataset data(tokens, {.context = 8, .seed = 3});
+  EXPECT_EQ(data.size(), 199 / 8);
+  EXPECT_EQ(data.sample_shape(), Shape{8});
+  EXPECT_EQ(data.target_shape(), Shape{8});
+  EXPECT_EQ(data.num_classes(), 256);
+  std::vector<float> x(8);
+  std::vector<std::int32_t> y(8);
+  for (std::int64_t i = 0; i < data.size(); ++i) {
+    data.get_for_epoch(i, 1, x.data(), y.data());
+    const std::int64_t s = data.window_start(i, 1);
+    ASSERT_TRUE(s >= 0 && s + 8 < 200);
+    for (int k = 0; k < 8; ++k) {
+      EXPECT_EQ(x[static_cast<std::size_t>(k)], static_cast<float>((*tokens)[s + k]));
+      EXPECT_EQ(y[static_cast<std::size_t>(k)], (*tokens)[s + k + 1]);
+    }
+  }
+  // Another epoch draws other windows.
+  int same = 0;
+  for (std::int64_t i = 0; i < data.size(); ++i)
+    same += data.window_start(i, 0) == data.window_start(i, 1);
+  EXPECT_LT(same, data.size());
+}
+
+TEST(TokenWindowDataset, BatchesAreTheSameForAnyNumberOfWorkers) {
+  auto tokens = std::make_shared<const TokenSequence>(
+      write_text(fresh_folder("tok_workers") / "t.txt", counting_text(3001)));
+  auto data = std::make_shared<const TokenWindowDataset>(
+      tokens, TokenWindowOptions{.context = 16, .seed = 11});
+  std::vector<std::vector<float>> reference;
+  for (int workers : {0, 1, 3}) {
+    DataLoader loader(data, {.batch_size = 7, .seed = 5, .num_workers = workers});
+    std::vector<std::vector<float>> seen;
+    for (int epoch = 0; epoch < 2; ++epoch)
+      for (const Batch& b : loader) {
+        ASSERT_EQ(b.x.shape(), (Shape{b.x.size(0), 16}));
+        ASSERT_EQ(b.y.shape(), (Shape{b.x.size(0), 16}));
+        ASSERT_EQ(b.y.dtype(), DType::i32);
+        std::vector<float> both = b.x.to_vector<float>();
+        for (std::int32_t label : b.y.to_vector<std::int32_t>())
+          both.push_back(static_cast<float>(label));
+        seen.push_back(std::move(both));
+      }
+    if (reference.empty())
+      reference = seen;
+    else
+      EXPECT_EQ(seen, reference) << workers << " workers";
+  }
+  EXPECT_EQ(reference.size(), 2 * ((3000 / 16 + 6) / 7));
+}
+
+TEST(TokenDataSpec, SplitsByPositionTheLastShareValidating) {
+  const std::string path = write_text(fresh_folder("tok_split") / "t.txt", counting_text(1000));
+  const DataSplits splits =
+      open_data("tokens:" + path + ":context=10", {.seed = 2, .test_share = 0.2});
+  const auto& train = dynamic_cast<const TokenWindowDataset&>(*splits.train);
+  const auto& test = dynamic_cast<const TokenWindowDataset&>(*splits.test);
+  ASSERT_TRUE(splits.vocabulary);
+  EXPECT_EQ(splits.vocabulary->size, 256);
+  for (std::int64_t i = 0; i < train.size(); ++i) {
+    const std::int64_t s = train.window_start(i, 0);
+    EXPECT_TRUE(s >= 0 && s + 10 < 800) << s;  // its targets too stay before the validation tail
+  }
+  EXPECT_EQ(test.size(), (200 - 1) / 10);
+  for (std::int64_t i = 0; i < test.size(); ++i) EXPECT_EQ(test.window_start(i, 4), 800 + 10 * i);
+  // The context from the caller (the model's) when the spec gives none; both must agree.
+  EXPECT_EQ(open_data("tokens:" + path, {.context = 12}).train->sample_shape(), Shape{12});
+  EXPECT_CONTAINS(error_message([&] { open_data("tokens:" + path); }), "needs a context length");
+  EXPECT_CONTAINS(
+      error_message([&] { open_data("tokens:" + path + ":context=10", {.context = 12}); }),
+      "must be as long as the model's context");
+  EXPECT_CONTAINS(error_message([&] { open_data("tokens:" + path + ":context=10:wide=1"); }),
+                  "unknown option");
+  EXPECT_FALSE(open_data("tokens:" + path + ":context=10", {.test_share = 0.0}).test);
+}
+
+TEST(TokenDataSpec, TakesATestFileWithTheTrainingVocabulary) {
+  const auto dir = fresh_folder("tok_testfile");
+  const std::string train = write_text(dir / "train.txt", counting_text(300));
+  const std::string test = write_text(dir / "test.txt", "zyxwvutsrqponmlkjihgfedcba");
+  const DataSplits splits =
+      open_data("tokens:" + train + ":chars:context=5", {.test_data = "tokens:" + test + ":chars"});
+  EXPECT_EQ(splits.vocabulary->size, 26);
+  const auto& t = dynamic_cast<const TokenWindowDataset&>(*splits.test);
+  EXPECT_EQ(t.tokens()[0], 25);  // 'z' in the training text's numbering
+  EXPECT_EQ(t.size(), 25 / 5);
+  EXPECT_EQ(splits.train->size(), 299 / 5);  // all of the training file trains
+}
+
+TEST(TokenDataSpec, TheVocabularyRoundTripsThroughACheckpointState) {
+  TrainingState state;
+  state.batch_size = 1;
+  state.vocabulary = Vocabulary{VocabularyKind::chars, 3, {10, 'a', 0x1F600}};
+  const TrainingState back = parse_training_state(state_to_json(state), "state.json");
+  ASSERT_TRUE(back.vocabulary);
+  EXPECT_EQ(*back.vocabulary, *state.vocabulary);
+  state.vocabulary.reset();  // a state of other data records none, as older ones
+  EXPECT_FALSE(parse_training_state(state_to_json(state), "state.json").vocabulary);
+  std::string broken = state_to_json(
+      TrainingState{.batch_size = 1, .vocabulary = Vocabulary{VocabularyKind::chars, 2, {98, 97}}});
+  EXPECT_CONTAINS(error_message([&] { parse_training_state(broken, "state.json"); }),
+                  "not ascending");
+}
+
+}  // namespace
+}  // namespace kiln
