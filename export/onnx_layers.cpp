@@ -94,6 +94,18 @@ std::string activation(OnnxGraph& graph, Activation kind, float alpha, const std
           OnnxGraph::output(graph.add_node("Mul", {one_plus, graph.scalar(0.5f)}, path));
       return OnnxGraph::output(graph.add_node("Mul", {x, cdf}, path));
     }
+    case Activation::gelu_tanh: {
+      // x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3): kiln's own form of 0.5 x (1 + tanh u)
+      const std::string square = OnnxGraph::output(graph.add_node("Mul", {x, x}, path));
+      const std::string cube = OnnxGraph::output(graph.add_node("Mul", {square, x}, path));
+      const std::string cubic = OnnxGraph::output(
+          graph.add_node("Mul", {cube, graph.scalar(0.044715f)}, path));
+      const std::string inner = OnnxGraph::output(graph.add_node("Add", {x, cubic}, path));
+      const std::string two_u = OnnxGraph::output(graph.add_node(
+          "Mul", {inner, graph.scalar(static_cast<float>(2.0 * M_SQRT2 / std::sqrt(M_PI)))}, path));
+      const std::string gate = OnnxGraph::output(graph.add_node("Sigmoid", {two_u}, path));
+      return OnnxGraph::output(graph.add_node("Mul", {x, gate}, path));
+    }
   }
   KILN_THROW("ONNX export: activation {} at {} has no ONNX form in kiln's exporter yet",
              static_cast<int>(kind), where(path));

@@ -265,6 +265,7 @@ struct Trainer::Impl {
     GpuMonitor monitor(device);
     monitor.start();
     const double cpu_start = process_cpu_seconds();
+    const CpuSample cpu_before = sample_cpu(true);  // who else takes the cores, read at the period's end
     const Clock::time_point start = Clock::now();
     for (const auto& observer : observers) observer->on_epoch_begin(owner, period);
     const std::int64_t first_step = state.global_step;
@@ -304,7 +305,7 @@ struct Trainer::Impl {
     const auto values = sum_over_ranks(metrics.read(), comm);
     report.train_loss = values.mean_loss;
     report.train_accuracy = values.accuracy;
-    fill_resources(train, report, process_cpu_seconds() - cpu_start, monitor);
+    fill_resources(train, report, process_cpu_seconds() - cpu_start, monitor, cpu_before);
     return report;
   }
 

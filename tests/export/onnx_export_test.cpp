@@ -44,7 +44,7 @@ void vary_norm_weights(kiln::Module& model, kiln::Generator& gen) {
 
 // Every layer kiln has beyond the presets': Residual (of a Sequential, twice), Conv2d without bias,
 // BatchNorm2d, LeakyReLU, AvgPool2d with padding, Flatten, a Linear with its own ReLU and one
-// without bias, LayerNorm, GELU, Tanh, BatchNorm1d, Sigmoid, Dropout. For (1, 14, 14) samples.
+// without bias, LayerNorm, GELU (exact and tanh), Tanh, BatchNorm1d, Sigmoid, Dropout. For (1, 14, 14) samples.
 std::shared_ptr<kiln::Module> residual_model(kiln::Generator& gen) {
   auto conv_block = std::make_shared<kiln::Sequential>();
   conv_block
@@ -55,6 +55,7 @@ std::shared_ptr<kiln::Module> residual_model(kiln::Generator& gen) {
   dense_block->emplace<kiln::Linear>(16, 16, gen, false)
       .emplace<kiln::GELU>()
       .emplace<kiln::Linear>(16, 16, gen)
+      .emplace<kiln::GELU>(kiln::GeluApproximate::tanh)
       .emplace<kiln::Tanh>();
   auto net = std::make_shared<kiln::Sequential>();
   net->emplace<kiln::Conv2d>(1, 4, 3, gen, kiln::Conv2dOptions{.stride = 1, .padding = 1})
