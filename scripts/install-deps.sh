@@ -18,6 +18,8 @@ packages=(
   libonnx-dev libprotobuf-dev                       # ONNX export: ONNX 1.12's protobuf classes and
                                                     #   checker (export/), on Debian's protobuf
   clang libclang-rt-14-dev                          # fuzz targets: libFuzzer, ASan (tests/fuzz/)
+  python3-venv                                      # tests: the venv of ONNX Runtime and TensorBoard's
+                                                    #   reader (scripts/test-venv.sh)
   dataset-fashion-mnist                             # real data, /usr/share/datasets/fashion-mnist
 )
 
