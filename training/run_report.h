@@ -22,7 +22,7 @@ struct RunReportOptions {
   // How the diagnosis words its advice; null: by this API's fields.
   const SettingWords* words = nullptr;
   // How a setting of the run's record is named ("TrainerOptions::run.lr"); empty: as this API
-  // names it. An app passes its own words (train: "--lr").
+  // names it. An app passes its own words (train names each by its flag).
   std::function<std::string(std::string)> setting_name;
 };
 
