@@ -12,7 +12,7 @@ seconds=${FUZZ_SECONDS:-15}
 # The targets that parse a file by path rewrite one per input: in memory, a hundred times faster
 # than on a disk file system (ext4 flushes a truncated file on close).
 if [[ -w /dev/shm ]]; then export TMPDIR=/dev/shm; fi
-targets=(npy safetensors idx csv image state_json excerpt)
+targets=(npy safetensors idx csv image state_json excerpt tokens)
 cmake -S tests/fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build build-fuzz -j"$(nproc)"
 

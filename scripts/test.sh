@@ -73,6 +73,6 @@ phase "ctest -L cpu (ASan, reference CPU path)" \
   env KILN_CPU_COMPUTE=reference ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan -L cpu --output-on-failure --no-tests=error --timeout 600 -j"$jobs" || true
 
-phase "fuzz (6 parsers, excerpts)" bash scripts/fuzz.sh || true
+phase "fuzz (7 parsers, excerpts)" bash scripts/fuzz.sh || true
 
 exit $status
