@@ -5,8 +5,10 @@
 // kiln::export_onnx.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <kiln/core/error.h>
 #include <kiln/core/excerpt.h>
@@ -39,24 +41,39 @@ std::string recorded_spec(const kiln::SavedCheckpoint& saved, const std::string&
 // The model of `spec` as the checkpoint's weights shape it. One sample's shape follows from the
 // spec (an MLP's first width, the image presets' 1x28x28); the class count is an MLP's last width,
 // or for the image presets the width of the last parameter the checkpoint holds.
+// The first dimension of the checkpoint's tensor `name`, which a `spec` model holds.
+std::int32_t rows_of(const kiln::SavedCheckpoint& saved, const std::string& name,
+                     const std::string& spec) {
+  const std::string weights = saved.folder + "/model.safetensors";
+  const kiln::SafetensorsFile file = kiln::load_safetensors(weights);
+  const auto found = file.tensors.find(name);
+  KILN_CHECK(found != file.tensors.end() && found->second.rank() >= 1,
+             "'{}' holds no tensor '{}', which a '{}' model holds: the checkpoint is not of "
+             "the model its state.json names",
+             weights, name, spec);
+  return static_cast<std::int32_t>(found->second.size(0));
+}
+
 kiln::Model rebuild_model(const std::string& spec, const kiln::SavedCheckpoint& saved) {
   kiln::Generator gen(0);  // the weights come from the checkpoint
   if (spec == "lenet5" || spec == "cnn") {
     const kiln::Shape sample{1, 28, 28};
     const std::string last = kiln::build_model(spec, sample, 1, gen).net->parameters().back()->name;
-    const std::string weights = saved.folder + "/model.safetensors";
-    const kiln::SafetensorsFile file = kiln::load_safetensors(weights);
-    const auto found = file.tensors.find(last);
-    KILN_CHECK(found != file.tensors.end() && found->second.rank() >= 1,
-               "'{}' holds no tensor '{}', which a '{}' model ends with: the checkpoint is not of "
-               "the model its state.json names",
-               weights, last, spec);
-    return kiln::build_model(spec, sample, static_cast<std::int32_t>(found->second.size(0)), gen);
+    return kiln::build_model(spec, sample, rows_of(saved, last, spec), gen);
+  }
+  if (spec.rfind("gpt:", 0) == 0) {
+    // The vocabulary is the token embedding's rows; the input, a window of the whole context,
+    // the spec's last number (gpt:LAYERS-HEADS-WIDTH-CONTEXT; build_model judges the spec).
+    std::int64_t context = 0;
+    const std::string_view tail = std::string_view(spec).substr(spec.rfind('-') + 1);
+    std::from_chars(tail.data(), tail.data() + tail.size(), context);
+    return kiln::build_model(spec, kiln::Shape{context},
+                             rows_of(saved, "transformer.wte.weight", spec), gen);
   }
   KILN_CHECK(
       spec == "article" || spec.rfind("mlp:", 0) == 0,
       "the checkpoint's model '{}' is one kiln-export-onnx cannot rebuild (it knows article, "
-      "lenet5, cnn and mlp:...); export it from code with kiln::export_onnx",
+      "lenet5, cnn, mlp:... and gpt:...); export it from code with kiln::export_onnx",
       kiln::excerpt(spec));
   const std::vector<std::int64_t> widths = kiln::mlp_widths(spec);
   return kiln::build_model(spec, kiln::Shape{widths.front()},

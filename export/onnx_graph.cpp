@@ -44,6 +44,21 @@ std::string OnnxGraph::scalar(float value) {
   return name;
 }
 
+std::string OnnxGraph::int64_constant(const std::vector<std::int64_t>& values,
+                                      const std::vector<std::int64_t>& dims) {
+  const auto key = std::make_pair(values, dims);
+  const auto found = constants_.find(key);
+  if (found != constants_.end()) return found->second;
+  const std::string name = fmt::format("constant.{}", constants_.size());
+  onnx::TensorProto& t = *graph_.add_initializer();
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::INT64);
+  for (const std::int64_t d : dims) t.add_dims(d);
+  for (const std::int64_t v : values) t.add_int64_data(v);
+  constants_.emplace(key, name);
+  return name;
+}
+
 void set_attribute(onnx::NodeProto& node, const std::string& name, std::int64_t value) {
   onnx::AttributeProto& a = *node.add_attribute();
   a.set_name(name);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ class OnnxGraph {
   const std::string& add_initializer(const std::string& name, const Tensor& value);
   // A float32 scalar initializer, one per value however many nodes read it; returns its name.
   std::string scalar(float value);
+  // An int64 constant of shape `dims` that is not a weight of the model (a shape, slice bounds),
+  // one per value however many nodes read it; returns its name ("constant.N").
+  std::string int64_constant(const std::vector<std::int64_t>& values,
+                             const std::vector<std::int64_t>& dims);
 
   // The names of the initializers added with add_initializer (not the scalars).
   const std::vector<std::string>& weight_names() const { return weight_names_; }
@@ -37,6 +42,7 @@ class OnnxGraph {
   onnx::GraphProto& graph_;
   std::map<std::string, int> nodes_per_path_;  // to number a path's second node and later
   std::map<float, std::string> scalars_;
+  std::map<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>, std::string> constants_;
   std::vector<std::string> weight_names_;
 };
 

@@ -14,12 +14,16 @@
 #include "kiln/core/error.h"
 #include "kiln/layers/activations.h"
 #include "kiln/layers/batch_norm.h"
+#include "kiln/layers/causal_self_attention.h"
 #include "kiln/layers/conv2d.h"
+#include "kiln/layers/embedding.h"
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/layer_norm.h"
 #include "kiln/layers/linear.h"
 #include "kiln/layers/pool2d.h"
+#include "kiln/models/gpt.h"
+#include "kiln/models/gpt_block.h"
 #include "kiln/models/residual.h"
 #include "kiln/models/sequential.h"
 
@@ -174,6 +178,150 @@ std::string layer_norm(OnnxGraph& graph, const LayerNorm& layer, const std::stri
   return OnnxGraph::output(ln);
 }
 
+// The sequence layers. Their values are (batch, positions, width): matrix products are MatMul
+// with the weight transposed (Gemm takes matrices only), and the number of positions is read
+// from the input, so only the batch and the positions a model was given stay free.
+
+std::string transposed(OnnxGraph& graph, const std::string& matrix, const std::string& path) {
+  onnx::NodeProto& t = graph.add_node("Transpose", {matrix}, path);
+  set_attribute(t, "perm", std::vector<std::int64_t>{1, 0});
+  return OnnxGraph::output(t);
+}
+
+// y = x Wᵀ + b over the last axis of x, any rank.
+std::string linear_on_last_axis(OnnxGraph& graph, const Linear& layer, const std::string& path,
+                                const std::string& x) {
+  const std::string w = transposed(graph, required_weight(graph, layer, path, "weight"), path);
+  std::string y = OnnxGraph::output(graph.add_node("MatMul", {x, w}, path));
+  if (std::string bias = weight(graph, layer, "bias"); !bias.empty())
+    y = OnnxGraph::output(graph.add_node("Add", {y, bias}, path));
+  return layer.activation() ? activation(graph, *layer.activation(), 0.0f, path, y) : y;
+}
+
+// Embedding: Gather of the rows named by the ids (kiln's float32 ids cast to int64).
+std::string embedding(OnnxGraph& graph, const std::string& table, const std::string& path,
+                      const std::string& ids) {
+  onnx::NodeProto& cast = graph.add_node("Cast", {ids}, path);
+  set_attribute(cast, "to", std::int64_t{onnx::TensorProto::INT64});
+  onnx::NodeProto& gather = graph.add_node("Gather", {table, OnnxGraph::output(cast)}, path);
+  set_attribute(gather, "axis", std::int64_t{0});
+  return OnnxGraph::output(gather);
+}
+
+// (1) holding dimension `axis` of value x.
+std::string dimension(OnnxGraph& graph, const std::string& x, std::int64_t axis,
+                      const std::string& path) {
+  onnx::NodeProto& shape = graph.add_node("Shape", {x}, path);
+  set_attribute(shape, "start", axis);
+  set_attribute(shape, "end", axis + 1);
+  return OnnxGraph::output(shape);
+}
+
+// Columns [begin, end) of the last axis of x.
+std::string last_axis_slice(OnnxGraph& graph, const std::string& x, std::int64_t begin,
+                            std::int64_t end, const std::string& path) {
+  const std::string starts = graph.int64_constant({begin}, {1});
+  const std::string ends = graph.int64_constant({end}, {1});
+  const std::string axes = graph.int64_constant({-1}, {1});
+  return OnnxGraph::output(graph.add_node("Slice", {x, starts, ends, axes}, path));
+}
+
+std::string transpose(OnnxGraph& graph, const std::string& x, std::vector<std::int64_t> perm,
+                      const std::string& path) {
+  onnx::NodeProto& t = graph.add_node("Transpose", {x}, path);
+  set_attribute(t, "perm", perm);
+  return OnnxGraph::output(t);
+}
+
+std::string reshape(OnnxGraph& graph, const std::string& x, const std::string& shape,
+                    const std::string& path) {
+  return OnnxGraph::output(graph.add_node("Reshape", {x, shape}, path));
+}
+
+// Added to the (T, T) scores: 0 where position t may attend (s <= t), -1e30 above the diagonal,
+// which softmax turns into exact zeros as kiln's masked softmax does. Built from the input's T.
+std::string causal_mask(OnnxGraph& graph, const std::string& x, const std::string& path) {
+  const std::string t = dimension(graph, x, 1, path);
+  onnx::NodeProto& square = graph.add_node("Concat", {t, t}, path);
+  set_attribute(square, "axis", std::int64_t{0});
+  const std::string ones = OnnxGraph::output(
+      graph.add_node("Expand", {graph.scalar(1.0f), OnnxGraph::output(square)}, path));
+  onnx::NodeProto& lower = graph.add_node("Trilu", {ones}, path);
+  set_attribute(lower, "upper", std::int64_t{0});
+  const std::string above = OnnxGraph::output(
+      graph.add_node("Sub", {graph.scalar(1.0f), OnnxGraph::output(lower)}, path));
+  return OnnxGraph::output(graph.add_node("Mul", {above, graph.scalar(-1e30f)}, path));
+}
+
+std::string causal_self_attention(OnnxGraph& graph, const CausalSelfAttention& attn,
+                                  const std::string& path, const std::string& x) {
+  const std::int64_t width = own(attn.parameters(), "c_proj.weight")->value.size(0);
+  const std::int64_t heads = attn.heads(), head_size = width / heads;
+  const std::string qkv = linear_on_last_axis(graph, attn.c_attn(), child_path(path, "c_attn"), x);
+  // (B, T, width) -> (B, T, heads, head size); 0 keeps the input's dimension.
+  const std::string split_heads = graph.int64_constant({0, 0, heads, head_size}, {4});
+  const auto head_values = [&](int part, std::vector<std::int64_t> perm) {
+    const std::string columns =
+        last_axis_slice(graph, qkv, part * width, (part + 1) * width, path);
+    return transpose(graph, reshape(graph, columns, split_heads, path), std::move(perm), path);
+  };
+  const std::string q = head_values(0, {0, 2, 1, 3});  // (B, H, T, D)
+  const std::string k = head_values(1, {0, 2, 3, 1});  // (B, H, D, T)
+  const std::string v = head_values(2, {0, 2, 1, 3});  // (B, H, T, D)
+  const std::string scores = OnnxGraph::output(graph.add_node(
+      "Mul",
+      {OnnxGraph::output(graph.add_node("MatMul", {q, k}, path)),
+       graph.scalar(1.0f / std::sqrt(static_cast<float>(head_size)))},
+      path));
+  const std::string masked =
+      OnnxGraph::output(graph.add_node("Add", {scores, causal_mask(graph, x, path)}, path));
+  onnx::NodeProto& softmax = graph.add_node("Softmax", {masked}, path);
+  set_attribute(softmax, "axis", std::int64_t{-1});
+  const std::string y =
+      OnnxGraph::output(graph.add_node("MatMul", {OnnxGraph::output(softmax), v}, path));
+  const std::string merge = graph.int64_constant({0, 0, width}, {3});
+  const std::string merged = reshape(graph, transpose(graph, y, {0, 2, 1, 3}, path), merge, path);
+  // The attention and residual dropouts are identities in eval mode.
+  return linear_on_last_axis(graph, attn.c_proj(), child_path(path, "c_proj"), merged);
+}
+
+std::string gpt_block(OnnxGraph& graph, const GptBlock& block, const std::string& path,
+                      const std::string& x) {
+  const std::string attended = causal_self_attention(
+      graph, block.attn(), child_path(path, "attn"),
+      layer_norm(graph, block.ln_1(), child_path(path, "ln_1"), x));
+  const std::string h = OnnxGraph::output(graph.add_node("Add", {x, attended}, path));
+  const GptMlp& mlp = block.mlp();
+  const std::string mlp_path = child_path(path, "mlp");
+  const std::string hidden = linear_on_last_axis(
+      graph, mlp.c_fc(), child_path(mlp_path, "c_fc"),
+      layer_norm(graph, block.ln_2(), child_path(path, "ln_2"), h));
+  const std::string gelu =
+      activation(graph, mlp.gelu().kind(), mlp.gelu().alpha(), mlp_path, hidden);
+  const std::string out = linear_on_last_axis(graph, mlp.c_proj(), child_path(mlp_path, "c_proj"), gelu);
+  return OnnxGraph::output(graph.add_node("Add", {h, out}, path));
+}
+
+// x: (B, T) float32 ids -> logits (B, T, vocabulary), the head reading wte's matrix (tied).
+std::string gpt(OnnxGraph& graph, const Gpt& model, const std::string& path, const std::string& ids) {
+  const std::string wte_path = child_path(path, "transformer.wte");
+  const std::string wte = required_weight(graph, model.wte(), wte_path, "weight");
+  const std::string tokens = embedding(graph, wte, wte_path, ids);
+  // Rows [0, T) of wpe, added to every sequence of the batch.
+  const std::string wpe_path = child_path(path, "transformer.wpe");
+  const std::string wpe = required_weight(graph, model.wpe(), wpe_path, "weight");
+  const std::string zero = graph.int64_constant({0}, {1});
+  const std::string positions = OnnxGraph::output(
+      graph.add_node("Slice", {wpe, zero, dimension(graph, ids, 1, wpe_path), zero}, wpe_path));
+  std::string h = OnnxGraph::output(graph.add_node("Add", {tokens, positions}, path));
+  for (std::size_t i = 0; i < model.blocks().size(); ++i)
+    h = gpt_block(graph, *model.blocks()[i], child_path(path, fmt::format("transformer.h.{}", i)), h);
+  h = layer_norm(graph, model.ln_f(), child_path(path, "transformer.ln_f"), h);
+  const std::string head_path = child_path(path, "lm_head");
+  return OnnxGraph::output(
+      graph.add_node("MatMul", {h, transposed(graph, wte, head_path)}, head_path));
+}
+
 }  // namespace
 
 std::string export_module(OnnxGraph& graph, const Module& module, const std::string& path,
@@ -189,6 +337,12 @@ std::string export_module(OnnxGraph& graph, const Module& module, const std::str
         export_module(graph, residual->body(), child_path(path, "body"), input);
     return OnnxGraph::output(graph.add_node("Add", {input, body}, path));
   }
+  if (const auto* g = dynamic_cast<const Gpt*>(&module)) return gpt(graph, *g, path, input);
+  if (const auto* b = dynamic_cast<const GptBlock*>(&module)) return gpt_block(graph, *b, path, input);
+  if (const auto* a = dynamic_cast<const CausalSelfAttention*>(&module))
+    return causal_self_attention(graph, *a, path, input);
+  if (const auto* e = dynamic_cast<const Embedding*>(&module))
+    return embedding(graph, required_weight(graph, *e, path, "weight"), path, input);
   if (const auto* l = dynamic_cast<const Linear*>(&module)) return linear(graph, *l, path, input);
   if (const auto* a = dynamic_cast<const ActivationLayer*>(&module))
     return activation(graph, a->kind(), a->alpha(), path, input);
@@ -211,8 +365,8 @@ std::string export_module(OnnxGraph& graph, const Module& module, const std::str
   KILN_THROW(
       "ONNX export: the module at {} is {} ({}), which kiln's ONNX exporter cannot write; it "
       "knows Sequential, Residual, Linear, ReLU, LeakyReLU, Sigmoid, Tanh, GELU, Conv2d, "
-      "MaxPool2d, "
-      "AvgPool2d, BatchNorm1d, BatchNorm2d, LayerNorm, Dropout and Flatten "
+      "MaxPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, LayerNorm, Dropout, Flatten, Embedding, "
+      "CausalSelfAttention, GptBlock and Gpt "
       "(export/onnx_layers.cpp)",
       where(path), module.describe(), type_name(module));
 }

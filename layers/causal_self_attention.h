@@ -27,6 +27,9 @@ class CausalSelfAttention : public Module {
   Shape output_shape(const Shape& input) const override;  // (B, T, width) -> the same
   Linear& c_attn() { return *c_attn_; }
   Linear& c_proj() { return *c_proj_; }
+  const Linear& c_attn() const { return *c_attn_; }
+  const Linear& c_proj() const { return *c_proj_; }
+  std::int64_t heads() const { return heads_; }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;

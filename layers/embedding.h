@@ -16,6 +16,7 @@ class Embedding : public Module {
   std::string describe() const override;
   Shape output_shape(const Shape& input) const override;  // (...) -> (..., dim)
   Parameter& weight() { return *weight_; }
+  const Parameter& weight() const { return *weight_; }
   std::int64_t num() const { return num_; }
   std::int64_t dim() const { return dim_; }
 

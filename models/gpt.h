@@ -38,6 +38,10 @@ class Gpt : public Module {
   const GptConfig& config() const { return config_; }
   Embedding& wte() { return *wte_; }
   Embedding& wpe() { return *wpe_; }
+  const Embedding& wte() const { return *wte_; }
+  const Embedding& wpe() const { return *wpe_; }
+  const std::vector<std::shared_ptr<GptBlock>>& blocks() const { return blocks_; }
+  const LayerNorm& ln_f() const { return *ln_f_; }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;

@@ -22,6 +22,9 @@ class GptMlp : public Module {
   Shape output_shape(const Shape& input) const override { return input; }
   Linear& c_fc() { return *c_fc_; }
   Linear& c_proj() { return *c_proj_; }
+  const Linear& c_fc() const { return *c_fc_; }
+  const Linear& c_proj() const { return *c_proj_; }
+  const GELU& gelu() const { return *gelu_; }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;
@@ -44,6 +47,10 @@ class GptBlock : public Module {
   Shape output_shape(const Shape& input) const override { return attn_->output_shape(input); }
   CausalSelfAttention& attn() { return *attn_; }
   GptMlp& mlp() { return *mlp_; }
+  const LayerNorm& ln_1() const { return *ln_1_; }
+  const LayerNorm& ln_2() const { return *ln_2_; }
+  const CausalSelfAttention& attn() const { return *attn_; }
+  const GptMlp& mlp() const { return *mlp_; }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;

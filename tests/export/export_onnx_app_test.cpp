@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -39,8 +40,9 @@ void save_as_run_of(const std::string& dir, kiln::Module& model, const std::stri
 }
 
 // ONNX Runtime on the exported file against the checkpoint's model, rebuilt and loaded in-process.
+// ids > 0: the inputs are token ids in [0, ids).
 void expect_onnx_runtime_matches(const std::string& onnx, const std::string& checkpoint,
-                                 kiln::Model model) {
+                                 kiln::Model model, std::int64_t ids = 0) {
   if (kiln::testing::test_python().empty()) GTEST_SKIP() << kiln::testing::kNoPython;
   kiln::load_checkpoint_weights(checkpoint, *model.net);
   kiln::Generator gen(5);
@@ -48,6 +50,11 @@ void expect_onnx_runtime_matches(const std::string& onnx, const std::string& che
   dims.insert(dims.end(), model.input_shape.dims().begin(), model.input_shape.dims().end());
   kiln::Tensor x = kiln::Tensor::empty(kiln::Shape(dims));
   kiln::normal_(x, 0.0f, 1.0f, gen);
+  if (ids > 0) {
+    kiln::uniform_(x, 0.0f, static_cast<float>(ids), gen);
+    float* id = x.data<float>();
+    for (std::int64_t i = 0; i < x.numel(); ++i) id[i] = std::floor(id[i]);
+  }
   const auto run = kiln::testing::run_onnx_runtime(onnx, x, model.net->predict(x));
   EXPECT_EQ(run.exit_code, 0) << run.output;
   if (run.exit_code == 0) std::cout << run.output;  // a failure prints it above
@@ -84,6 +91,20 @@ TEST(ExportOnnxApp, ReadsAnImagePresetsClassCountFromItsWeights) {
   kiln::Generator other(1);
   expect_onnx_runtime_matches(onnx, dir,
                               kiln::build_model("lenet5", kiln::Shape{1, 28, 28}, 7, other));
+}
+
+TEST(ExportOnnxApp, ReadsAGptsVocabularyFromItsWeightsAndTakesItsWholeContext) {
+  kiln::Generator gen(4);
+  kiln::Model gpt = kiln::build_model("gpt:1-2-16-8", kiln::Shape{8}, 13, gen);
+  const std::string dir = fresh_checkpoint_dir("export_onnx_gpt");
+  save_as_run_of(dir, *gpt.net, "gpt:1-2-16-8");
+  const std::string onnx = temp_path("gpt.onnx");
+  const auto outcome = export_onnx_app("--checkpoint " + dir + " --out " + onnx);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("ONNX opset 17, input (batch, 8)"), std::string::npos) << outcome.out;
+  kiln::Generator other(2);
+  expect_onnx_runtime_matches(onnx, dir, kiln::build_model("gpt:1-2-16-8", kiln::Shape{8}, 13, other),
+                              13);
 }
 
 TEST(ExportOnnxApp, ACheckpointWithoutASpecPointsAtTheLibraryCall) {
