@@ -194,20 +194,49 @@ struct Trainer::Impl {
     }
   }
 
-  // The training half of an epoch; `interrupted` when a stop request ended it early.
-  EpochReport train_epoch(Trainer& owner, DataLoader& train, bool& interrupted) {
-    EpochReport report = begin_report(train);
-    train.set_epoch(state.epoch);
+  // What a training report measures from its first step: the GPU's use, the process's CPU time,
+  // who else takes the cores, the wall clock.
+  struct PeriodMeter {
+    explicit PeriodMeter(Device device) : monitor(device) {}
+    GpuMonitor monitor;
+    double cpu_start = 0.0;
+    CpuSample cpu_before;
+    Clock::time_point start;
+  };
+
+  // Clears what a training report reads (loader stats, stage times, metrics, the graph, peak
+  // memory) and starts `meter`: shared by epochs and step-counted periods.
+  void begin_period(DataLoader& train, PeriodMeter& meter) {
     train.reset_stats();
     profiler.read_and_reset();
     metrics.reset();
     runner.reset_graph();  // evaluation may have moved buffers
     if (device.is_cuda()) reset_peak_memory_stats(device);
-    GpuMonitor monitor(device);
-    monitor.start();
-    const double cpu_start = process_cpu_seconds();
-    const CpuSample cpu_before = sample_cpu(true);  // who else takes the cores, read at the epoch's end
-    const Clock::time_point start = Clock::now();
+    meter.monitor.start();
+    meter.cpu_start = process_cpu_seconds();
+    meter.cpu_before = sample_cpu(true);  // who else takes the cores, read at the period's end
+    meter.start = Clock::now();
+  }
+
+  // The measured half of the report once the period's steps are done.
+  void end_period(const DataLoader& train, EpochReport& report, PeriodMeter& meter) {
+    report.stages = profiler.read_and_reset();  // waits for the last GPU step
+    report.wall_s = seconds_since(meter.start);
+    report.samples_per_s = static_cast<double>(report.samples) / std::max(report.wall_s, 1e-9);
+    report.lr = optimizer.lr();
+    const auto values = sum_over_ranks(metrics.read(), comm);
+    report.train_loss = values.mean_loss;
+    report.train_accuracy = values.accuracy;
+    fill_resources(train, report, process_cpu_seconds() - meter.cpu_start, meter.monitor,
+                   meter.cpu_before);
+  }
+
+  // The training half of an epoch; `interrupted` when a stop request ended it early.
+  EpochReport train_epoch(Trainer& owner, DataLoader& train, bool& interrupted) {
+    EpochReport report = begin_report(train);
+    train.set_epoch(state.epoch);
+    PeriodMeter meter(device);
+    begin_period(train, meter);
     for (const auto& observer : observers) observer->on_epoch_begin(owner, state.epoch + 1);
     const std::int64_t total = train.batches_per_epoch();
     const std::int64_t steps = steps_per_epoch(train);
@@ -238,14 +267,7 @@ struct Trainer::Impl {
     report.batches = done - skip;
     report.epoch_samples = train.samples_per_epoch() * comm.world_size();
     state.batches_done = done;
-    report.stages = profiler.read_and_reset();  // waits for the last GPU step
-    report.wall_s = seconds_since(start);
-    report.samples_per_s = static_cast<double>(report.samples) / std::max(report.wall_s, 1e-9);
-    report.lr = optimizer.lr();
-    const auto values = sum_over_ranks(metrics.read(), comm);
-    report.train_loss = values.mean_loss;
-    report.train_accuracy = values.accuracy;
-    fill_resources(train, report, process_cpu_seconds() - cpu_start, monitor, cpu_before);
+    end_period(train, report, meter);
     return report;
   }
 
@@ -257,16 +279,8 @@ struct Trainer::Impl {
                            bool& interrupted) {
     EpochReport report = begin_report(train);
     report.epoch = period;
-    train.reset_stats();
-    profiler.read_and_reset();
-    metrics.reset();
-    runner.reset_graph();  // evaluation may have moved buffers
-    if (device.is_cuda()) reset_peak_memory_stats(device);
-    GpuMonitor monitor(device);
-    monitor.start();
-    const double cpu_start = process_cpu_seconds();
-    const CpuSample cpu_before = sample_cpu(true);  // who else takes the cores, read at the period's end
-    const Clock::time_point start = Clock::now();
+    PeriodMeter meter(device);
+    begin_period(train, meter);
     for (const auto& observer : observers) observer->on_epoch_begin(owner, period);
     const std::int64_t first_step = state.global_step;
     const std::int64_t period_steps = period_end - first_step;
@@ -298,14 +312,7 @@ struct Trainer::Impl {
     }
     report.batches = state.global_step - first_step;
     report.epoch_samples = period_steps * report.batch_size;
-    report.stages = profiler.read_and_reset();  // waits for the last GPU step
-    report.wall_s = seconds_since(start);
-    report.samples_per_s = static_cast<double>(report.samples) / std::max(report.wall_s, 1e-9);
-    report.lr = optimizer.lr();
-    const auto values = sum_over_ranks(metrics.read(), comm);
-    report.train_loss = values.mean_loss;
-    report.train_accuracy = values.accuracy;
-    fill_resources(train, report, process_cpu_seconds() - cpu_start, monitor, cpu_before);
+    end_period(train, report, meter);
     return report;
   }
 
