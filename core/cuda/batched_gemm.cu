@@ -6,36 +6,16 @@
 #include "kiln/core/cuda/batched_gemm.h"
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
-#include "kiln/core/cuda/launch.cuh"
-#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/gemm_setup.h"
 
 namespace kiln::cuda {
-
-namespace {
-
-__global__ void scale_output(Index n, float beta, float* c) {
-  for (Index i = detail::grid_start(); i < n; i += detail::grid_stride())
-    c[i] = beta == 0.0f ? 0.0f : beta * c[i];
-}
-
-}  // namespace
 
 void batched_gemm(bool trans_a, bool trans_b, Index batch, Index m, Index n, Index k, float alpha,
                   const float* a, const float* b, float beta, float* c, cudaStream_t stream) {
   if (batch == 0 || m == 0 || n == 0) return;
-  if (k == 0 || alpha == 0.0f) {
-    if (beta == 1.0f) return;
-    scale_output<<<detail::blocks_for(batch * m * n), detail::kThreads, 0, stream>>>(batch * m * n,
-                                                                                    beta, c);
-    KILN_CUDA_CHECK_LAUNCH();
-    return;
-  }
-  int device = 0;
-  KILN_CUDA_CHECK(cudaGetDevice(&device));
-  cublasHandle_t handle = cublas_handle(device, stream);
-  KILN_CUBLAS_CHECK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
+  if (scale_if_nothing_to_multiply(batch * m * n, k, alpha, beta, c, stream)) return;
   const MatmulPrecision precision = matmul_precision();
-  KILN_CUBLAS_CHECK(cublasSetMathMode(handle, math_mode(precision)));
+  cublasHandle_t handle = cublas_handle_for_call(stream, precision);
   // cᵀ (n, m) = op(b)ᵀ · op(a)ᵀ in column-major, per matrix (see core/cuda/gemm.cu).
   const cublasOperation_t op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;

@@ -7,6 +7,7 @@
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
 #include "kiln/core/cuda/gemm.h"
+#include "kiln/core/cuda/gemm_setup.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/cuda/runtime.h"
 
@@ -23,23 +24,30 @@ __global__ void scale_output(Index n, float beta, float* c) {
 
 }  // namespace
 
-void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
-          const float* b, float beta, float* c, cudaStream_t stream) {
-  if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == 0.0f) {  // as the CPU: a and b are not read (0 * NaN would be NaN)
-    if (beta == 1.0f) return;
-    scale_output<<<detail::blocks_for(m * n), detail::kThreads, 0, stream>>>(m * n, beta, c);
-    KILN_CUDA_CHECK_LAUNCH();
-    return;
-  }
+bool scale_if_nothing_to_multiply(Index count, Index k, float alpha, float beta, float* c,
+                                  cudaStream_t stream) {
+  if (k != 0 && alpha != 0.0f) return false;
+  if (beta == 1.0f) return true;
+  scale_output<<<detail::blocks_for(count), detail::kThreads, 0, stream>>>(count, beta, c);
+  KILN_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+cublasHandle_t cublas_handle_for_call(cudaStream_t stream, MatmulPrecision precision) {
   int device = 0;
   KILN_CUDA_CHECK(cudaGetDevice(&device));
   cublasHandle_t handle = cublas_handle(device, stream);
-  // alpha and beta are host values.
   KILN_CUBLAS_CHECK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
-  // The handle is shared per thread and stream, so the mode is set for each call (a host-side store).
-  const MatmulPrecision precision = matmul_precision();
   KILN_CUBLAS_CHECK(cublasSetMathMode(handle, math_mode(precision)));
+  return handle;
+}
+
+void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
+          const float* b, float beta, float* c, cudaStream_t stream) {
+  if (m == 0 || n == 0) return;
+  if (scale_if_nothing_to_multiply(m * n, k, alpha, beta, c, stream)) return;
+  const MatmulPrecision precision = matmul_precision();
+  cublasHandle_t handle = cublas_handle_for_call(stream, precision);
   // cuBLAS is column-major, and a row-major (r, c) matrix is the column-major (c, r) matrix of
   // the same memory. So compute cᵀ (n, m) = op(b)ᵀ (n, k) · op(a)ᵀ (k, m) in column-major:
   // b comes first, and each operand keeps its own transpose flag.
