@@ -39,7 +39,7 @@ struct DataSplits {
   std::shared_ptr<const Dataset> test;  // null: no test split (test_share 0)
   bool own_test_split = false;          // the source's own test split, nothing held out
   // tokens: how ids map to text, for the checkpoint (TrainerOptions::vocabulary); else unset.
-  std::optional<Vocabulary> vocabulary;
+  std::optional<Vocabulary> vocabulary = std::nullopt;
 };
 
 // Held out for testing from a source without a test split, unless test_share says otherwise.
