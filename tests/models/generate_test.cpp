@@ -77,6 +77,10 @@ TEST(Generate, ReturnsThePromptThenTheNewTokensTheSameWithAndWithoutTheCache) {
   EXPECT_TRUE(std::equal(kPrompt.begin(), kPrompt.end(), cached.begin()));
   EXPECT_EQ(cached, uncached);
   for (const std::int32_t token : cached) EXPECT_TRUE(token >= 0 && token < kVocabulary);
+  options.tokens = 0;
+  EXPECT_EQ(kiln::generate(*model, kPrompt, options), kPrompt);
+  options.kv_cache = true;
+  EXPECT_EQ(kiln::generate(*model, kPrompt, options), kPrompt);
 }
 
 TEST(Generate, GreedyPicksTheMostLikelyTokenAndTopOneIsGreedy) {
