@@ -1,9 +1,10 @@
-// GptDecoder over the embedding-free ops of the training path (linear_forward, layer_norm_forward,
-// permute, batched_gemm, softmax, activation_forward, binary): the token's row of wte and the
-// position's row of wpe are views of the tables, summed. Each block appends the position's key
-// and value rows to its cache (position-major, as c_attn writes them), regroups the cache by head
-// with one permute (the heads' prefixes must be contiguous for batched_gemm), and attends with
-// the query of the new position alone: no causal mask is needed, every cached position is past.
+// GptDecoder over the ops of the training path (linear_forward, layer_norm_forward, permute,
+// batched_gemm, softmax, activation_forward, binary) with no embedding lookup: the token's row
+// of wte and the position's row of wpe are views of the tables, summed. Each block appends the
+// position's key and value rows to its cache (position-major, as c_attn writes them), regroups
+// the cache by head with one permute (the heads' prefixes must be contiguous for batched_gemm),
+// and attends with the query of the new position alone: no causal mask is needed, every cached
+// position is past.
 #include "kiln/models/gpt_decoder.h"
 
 #include <cmath>
