@@ -127,16 +127,14 @@ void TokenSequence::open_chars(std::string_view bytes, const TokenFileOptions& o
   KILN_CHECK(vocabulary_.kind == VocabularyKind::chars,
              "token file {}: a character vocabulary was expected", path_);
   const std::vector<std::uint32_t> points = utf8_code_points(bytes, path_);
-  const std::vector<std::uint32_t>& symbols = vocabulary_.symbols;
   ids_.resize(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto it = std::lower_bound(symbols.begin(), symbols.end(), points[i]);
-    KILN_CHECK(it != symbols.end() && *it == points[i],
+    ids_[i] = char_id(vocabulary_, points[i]);
+    KILN_CHECK(ids_[i] >= 0,
                "token file {}: the character U+{:04X} at character {} is not in the vocabulary of "
                "{} characters "
                "(the training text's): the test text must use the training text's characters",
-               path_, points[i], i, symbols.size());
-    ids_[i] = static_cast<std::int32_t>(it - symbols.begin());
+               path_, points[i], i, vocabulary_.symbols.size());
   }
   size_ = static_cast<std::int64_t>(ids_.size());
   mapping_ = Mapping();  // the ids are copied out

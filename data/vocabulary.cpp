@@ -115,6 +115,40 @@ std::string decode(const Vocabulary& vocabulary, const std::vector<std::int32_t>
   return out;
 }
 
+std::int32_t char_id(const Vocabulary& vocabulary, std::uint32_t code_point) {
+  const std::vector<std::uint32_t>& symbols = vocabulary.symbols;
+  const auto it = std::lower_bound(symbols.begin(), symbols.end(), code_point);
+  return it != symbols.end() && *it == code_point ? static_cast<std::int32_t>(it - symbols.begin())
+                                                  : -1;
+}
+
+std::vector<std::int32_t> encode(const Vocabulary& vocabulary, std::string_view text,
+                                 const std::string& source) {
+  KILN_CHECK(vocabulary.kind != VocabularyKind::ids,
+             "{}: a vocabulary of {} ids from another tokenizer cannot encode text here; encode it "
+             "with that tokenizer",
+             source, vocabulary.size);
+  std::vector<std::int32_t> ids;
+  if (vocabulary.kind == VocabularyKind::bytes) {
+    for (const char byte : text) ids.push_back(static_cast<unsigned char>(byte));
+    return ids;
+  }
+  const std::vector<std::uint32_t> points = utf8_code_points(text, source);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::int32_t id = char_id(vocabulary, points[i]);
+    if (id < 0) {
+      std::string character;
+      append_utf8(points[i], character);
+      KILN_THROW(
+          "{}: character {} of the text, {} (U+{:04X}), is not in the vocabulary of {} characters "
+          "the model was trained on; leave it out or replace it",
+          source, i, excerpt(character), points[i], vocabulary.symbols.size());
+    }
+    ids.push_back(id);
+  }
+  return ids;
+}
+
 void check_vocabulary(const Vocabulary& v, const std::string& source) {
   KILN_CHECK(v.size >= 1, "{}: a vocabulary of {} tokens; expected at least 1", source, v.size);
   if (v.kind == VocabularyKind::bytes)

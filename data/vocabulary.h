@@ -36,6 +36,15 @@ Vocabulary char_vocabulary(std::string_view text, const std::string& source);
 // and throw kiln::Error, as does an id outside [0, size).
 std::string decode(const Vocabulary& vocabulary, const std::vector<std::int32_t>& ids);
 
+// chars: the id of `code_point`, or -1 when it is not one of the symbols.
+std::int32_t char_id(const Vocabulary& vocabulary, std::uint32_t code_point);
+
+// Token ids of `text` under the vocabulary, decode's inverse: bytes encode every byte; chars
+// encode each code point that is a symbol and throw kiln::Error naming `source`, the first
+// character that is not (with its code point) and its position; ids cannot and throw.
+std::vector<std::int32_t> encode(const Vocabulary& vocabulary, std::string_view text,
+                                 const std::string& source);
+
 // Checks a vocabulary read from a file: size >= 1; bytes has 256; chars has `size` ascending
 // code points below 0x110000. Throws kiln::Error naming `source`.
 void check_vocabulary(const Vocabulary& vocabulary, const std::string& source);

@@ -54,8 +54,6 @@ std::vector<std::int64_t> mlp_widths(const std::string& spec) {
   return parse_widths(spec, std::string_view(spec).substr(4));
 }
 
-namespace {
-
 GptConfig gpt_config(const std::string& spec) {
   KILN_CHECK(spec.rfind("gpt:", 0) == 0, "model '{}' is not a GPT; expected {}", spec, kKnownModels);
   const std::vector<std::int64_t> v = parse_widths(spec, std::string_view(spec).substr(4));
@@ -69,8 +67,6 @@ GptConfig gpt_config(const std::string& spec) {
              spec, c.width, c.heads);
   return c;
 }
-
-}  // namespace
 
 Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
                   Generator& gen) {

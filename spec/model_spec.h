@@ -11,6 +11,7 @@
 
 #include "kiln/core/memory_budget.h"
 #include "kiln/core/random.h"
+#include "kiln/models/gpt.h"
 #include "kiln/models/sequential.h"
 
 namespace kiln {
@@ -48,6 +49,10 @@ MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sampl
 // before seconds of allocation.
 void check_model_fits(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
                       std::int64_t batch_size, int optimizer_state_tensors, Device device);
+
+// The shape of a GPT spec "gpt:LAYERS-HEADS-WIDTH-CONTEXT" (vocabulary left at its default: it
+// comes from the data); throws kiln::Error for another spec or a width its heads do not divide.
+GptConfig gpt_config(const std::string& spec);
 
 // The widths of an MLP spec ("article" or "mlp:a-b-c"), for messages and FLOP counts.
 std::vector<std::int64_t> mlp_widths(const std::string& spec);

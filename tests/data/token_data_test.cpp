@@ -67,6 +67,24 @@ TEST(TokenFile, NumbersCharactersBySortedDistinctCodePoints) {
   EXPECT_EQ(decode(v, ids), text);
 }
 
+TEST(Vocabulary, EncodesTextAsDecodeReadsItAndNamesACharacterItLacks) {
+  const Vocabulary chars = char_vocabulary("h\xc3\xa9llo", "t.txt");  // "héllo"
+  EXPECT_EQ(encode(chars, "h\xc3\xa9l", "the prompt"), (std::vector<std::int32_t>{0, 3, 1}));
+  EXPECT_EQ(decode(chars, encode(chars, "ol\xc3\xa9", "the prompt")), "ol\xc3\xa9");
+  const std::string lacking = error_message([&] { encode(chars, "hex", "the prompt"); });
+  EXPECT_NE(lacking.find("the prompt: character 1 of the text, 'e' (U+0065), is not in the "
+                         "vocabulary of 4 characters"),
+            std::string::npos)
+      << lacking;
+  EXPECT_EQ(encode(byte_vocabulary(), "h\xc3\xa9", "the prompt"),
+            (std::vector<std::int32_t>{'h', 0xC3, 0xA9}));
+  EXPECT_EQ(char_id(chars, 'o'), 2);
+  EXPECT_EQ(char_id(chars, 'x'), -1);
+  const Vocabulary ids{VocabularyKind::ids, 50257, {}};
+  EXPECT_NE(error_message([&] { encode(ids, "hi", "the prompt"); }).find("cannot encode"),
+            std::string::npos);
+}
+
 TEST(TokenFile, RefusesTextThatIsNotUtf8AsCharactersNamingTheByte) {
   const std::string path = write_text(fresh_folder("tok_badutf8") / "t.txt", "abc\xc3(def");
   const std::string message =
