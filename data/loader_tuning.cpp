@@ -80,6 +80,7 @@ std::size_t choose_loader_trial(std::span<const LoaderTrial> trials, double nois
 LoaderTuning tune_loader(DataLoader& loader, const LoaderTuningOptions& options, const LoaderConsumer& consumer,
                          int cores) {
   KILN_CHECK(options.batches >= 1, "LoaderTuningOptions::batches must be at least 1, found {}", options.batches);
+  KILN_CHECK(options.rounds >= 1, "LoaderTuningOptions::rounds must be at least 1, found {}", options.rounds);
   KILN_CHECK(options.noise >= 0.0 && options.noise < 1.0, "LoaderTuningOptions::noise must be in [0, 1), found {}",
              options.noise);
   KILN_CHECK(consumer.consume != nullptr, "tune_loader needs a LoaderConsumer::consume");
@@ -89,10 +90,14 @@ LoaderTuning tune_loader(DataLoader& loader, const LoaderTuningOptions& options,
   const std::vector<LoaderSetting> candidates = loader_candidates(options, loader.options(), cores);
   LoaderTuning tuning;
   tuning.batches = std::min(options.batches, loader.batches_per_epoch());
+  tuning.rounds = options.rounds;
   tuning.noise = options.noise;
-  run_trial(loader, candidates.front(), tuning.batches, consumer);  // warm-up, not kept
-  for (const LoaderSetting& setting : candidates)
-    tuning.trials.push_back(run_trial(loader, setting, tuning.batches, consumer));
+  for (const LoaderSetting& setting : candidates) tuning.trials.push_back({setting, 0.0, 0.0});
+  for (int round = 0; round < options.rounds; ++round)
+    for (LoaderTrial& best : tuning.trials) {
+      const LoaderTrial trial = run_trial(loader, best.setting, tuning.batches, consumer);
+      if (trial.samples_per_s > best.samples_per_s) best = trial;
+    }
   tuning.chosen = tuning.trials[choose_loader_trial(tuning.trials, options.noise)];
   loader.set_workers(tuning.chosen.setting.workers, tuning.chosen.setting.pin_memory);
   return tuning;
@@ -105,10 +110,11 @@ std::string describe(const LoaderTuning& tuning) {
   for (const LoaderTrial& t : tuning.trials)
     rates.push_back(fmt::format("{}{} {:.0f}", worker_words(t.setting.workers),
                                 pins_tried ? (t.setting.pin_memory ? " pinned" : " unpinned") : "", t.samples_per_s));
-  return fmt::format("{}, {} (samples/s over {} batches each, within {:.0f} % of the fastest the fewest workers: {})",
-                     worker_words(tuning.chosen.setting.workers),
-                     tuning.chosen.setting.pin_memory ? "pinned" : "unpinned", tuning.batches, 100.0 * tuning.noise,
-                     fmt::join(rates, ", "));
+  return fmt::format(
+      "{}, {} (samples/s, the best of {} tries of {} batches each; the fewest workers within {:.0f} % of the "
+      "fastest: {})",
+      worker_words(tuning.chosen.setting.workers), tuning.chosen.setting.pin_memory ? "pinned" : "unpinned",
+      tuning.rounds, tuning.batches, 100.0 * tuning.noise, fmt::join(rates, ", "));
 }
 
 }  // namespace kiln

@@ -34,6 +34,9 @@ struct LoaderTuningOptions {
   // The worker counts to try; empty: 0, 1, 2, 4, ... doubling up to the cores, and the cores.
   std::vector<int> worker_counts;
   std::int64_t batches = 20;  // read per setting (an epoch's batches when it has fewer)
+  // Each setting is tried this many times, round-robin, and its fastest trial kept: another
+  // process's burst only slows a trial down, and the first round also warms the file cache.
+  int rounds = 2;
   // Settings within this share of the fastest rate count as equally fast (timing noise).
   double noise = 0.05;
 };
@@ -41,7 +44,8 @@ struct LoaderTuningOptions {
 struct LoaderTuning {
   std::vector<LoaderTrial> trials;  // in the order tried
   LoaderTrial chosen;
-  std::int64_t batches = 0;  // read per setting
+  std::int64_t batches = 0;  // read per setting and round
+  int rounds = 0;
   double noise = 0.0;
 };
 
@@ -64,9 +68,9 @@ struct LoaderConsumer {
   std::function<void()> finish;
 };
 
-// Tries every candidate on `loader` (its first `batches` batches of the next epoch each, after one
-// unmeasured warm-up pass of the first candidate: file cache, first allocations) and leaves the
-// loader at the chosen setting, its next epoch unchanged. Throws kiln::Error on bad options.
+// Tries every candidate on `loader` (its first `batches` batches of the next epoch each, `rounds`
+// times) and leaves the loader at the chosen setting, its next epoch unchanged. Throws
+// kiln::Error on bad options.
 LoaderTuning tune_loader(DataLoader& loader, const LoaderTuningOptions& options, const LoaderConsumer& consumer,
                          int cores);
 

@@ -88,6 +88,7 @@ nlohmann::json loader_tuning_json(const LoaderTuning& tuning) {
           {"workers", tuning.chosen.setting.workers},
           {"pin_memory", tuning.chosen.setting.pin_memory},
           {"batches_per_trial", tuning.batches},
+          {"rounds", tuning.rounds},
           {"noise", tuning.noise},
           {"trials", trials}};
 }

@@ -91,8 +91,9 @@ std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::
   base.workers_auto = true;
   base.loader_tuning.worker_counts = {0, 1, 2, 4, 8, 16};
   base.loader_tuning.batches = steps;
-  out << fmt::format("tuning the loader: {} batches of {} per setting on {}, read through the model's forward\n",
-                     steps, base.batch_size, base.device);
+  out << fmt::format(
+      "tuning the loader: {} batches of {} per setting on {}, read through the model's forward, the best of {} tries\n",
+      steps, base.batch_size, base.device, base.loader_tuning.rounds);
   const TrainResult result = run_trial_result(base, 1);
   const EpochReport& report = result.epochs.at(0);
   KILN_CHECK(report.loader_tuning.has_value(), "the loader tuning did not run");

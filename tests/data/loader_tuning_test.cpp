@@ -91,12 +91,12 @@ TEST(LoaderTuning, LeavesTheLoaderAtTheChoiceWithItsNextEpochUnchanged) {
       tuned, {.worker_counts = {0, 1, 3}, .batches = 4}, {[&](const kiln::Batch&) { ++consumed; }, nullptr}, 2);
   ASSERT_EQ(tuning.trials.size(), 3u);
   EXPECT_EQ(tuning.batches, 4);
-  EXPECT_EQ(consumed, 4 * 4);  // a warm-up pass and three trials of 4 batches
+  EXPECT_EQ(consumed, 2 * 3 * 4);  // two rounds of three settings, 4 batches each
   EXPECT_EQ(tuned.options().num_workers, tuning.chosen.setting.workers);
   EXPECT_EQ(tuning.chosen.setting, tuning.trials[kiln::choose_loader_trial(tuning.trials, 0.05)].setting);
   EXPECT_EQ(tuned.epoch(), 3);
   EXPECT_EQ(epoch_order(tuned), expected);
-  EXPECT_NE(kiln::describe(tuning).find("samples/s over 4 batches"), std::string::npos) << kiln::describe(tuning);
+  EXPECT_NE(kiln::describe(tuning).find("the best of 2 tries of 4 batches"), std::string::npos) << kiln::describe(tuning);
 }
 
 TEST(LoaderTuning, SetWorkersKeepsTheBatchesAndTheEpoch) {
@@ -119,5 +119,6 @@ TEST(LoaderTuning, RejectsBadOptions) {
   const kiln::LoaderConsumer nothing{[](const kiln::Batch&) {}, nullptr};
   EXPECT_THROW(kiln::tune_loader(loader, {.batches = 0}, nothing, 2), kiln::Error);
   EXPECT_THROW(kiln::tune_loader(loader, {.noise = 1.5}, nothing, 2), kiln::Error);
+  EXPECT_THROW(kiln::tune_loader(loader, {.rounds = 0}, nothing, 2), kiln::Error);
   EXPECT_THROW(kiln::tune_loader(loader, {.worker_counts = {-2}}, nothing, 2), kiln::Error);
 }
