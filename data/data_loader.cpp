@@ -24,6 +24,25 @@ std::int64_t DataLoader::samples_per_epoch() const { return state_->samples; }
 const DataLoaderOptions& DataLoader::options() const { return state_->options; }
 const Dataset& DataLoader::dataset() const { return *state_->dataset; }
 
+void DataLoader::set_workers(int num_workers, bool pin_memory) {
+  const DataLoaderOptions before = state_->options;
+  DataLoaderOptions options = before;
+  options.num_workers = num_workers;
+  options.pin_memory = pin_memory;
+  check_data_loader_options(options);
+  std::shared_ptr<const Dataset> dataset = state_->dataset;
+  const std::int64_t next_epoch = state_->next_epoch;
+  state_.reset();  // joins the workers and frees the slots before the new ones are allocated
+  try {
+    state_ = std::make_unique<State>(dataset, options);
+  } catch (...) {  // pinned memory without CUDA, say: the loader stays as it was
+    state_ = std::make_unique<State>(dataset, before);
+    state_->next_epoch = next_epoch;
+    throw;
+  }
+  state_->next_epoch = next_epoch;
+}
+
 DataLoader::Iterator DataLoader::begin() { return Iterator(state_.get(), state_->start_epoch()); }
 
 LoaderStats DataLoader::stats() const {

@@ -88,6 +88,11 @@ class DataLoader {
   std::int64_t samples_per_epoch() const;  // this rank's, before drop_last trims a short batch
   const DataLoaderOptions& options() const;
   const Dataset& dataset() const;
+  // Rebuilds the workers and host slots for another num_workers and pin_memory, the rest of the
+  // options and the epoch the next begin() runs unchanged, so the batches stay the same (the
+  // loader tuning of data/loader_tuning.h tries settings so). Ends the epoch in progress; its
+  // iterators must not be used again. Statistics restart.
+  void set_workers(int num_workers, bool pin_memory);
 
   // Starts an epoch (stopping one still in progress, whose iterators become finished) and waits
   // for its first batch. A worker's exception is rethrown here or by ++, naming the sample index

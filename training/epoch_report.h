@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kiln/data/loader_tuning.h"
 #include "kiln/training/cpu_competition.h"
 #include "kiln/training/step_profiler.h"
 
@@ -22,6 +24,8 @@ struct EpochReport {
   std::int64_t epoch_samples = 0;  // in a whole epoch, all ranks together
   int workers = 0;
   bool pin_memory = false;
+  // Set when TrainerOptions::loader_tuning chose workers and pin_memory at the start of the run.
+  std::optional<LoaderTuning> loader_tuning;
   int cpu_threads = 0;
   std::string precision = "fp32";     // of matrix products and convolutions (core/precision.h)
   bool cpu_bf16_instructions = false;  // the CPU multiplies bf16 in hardware (core/cpu_compute.h)

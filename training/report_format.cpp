@@ -74,6 +74,27 @@ std::string format_stage_table(const EpochReport& r) {
   return t;
 }
 
+namespace {
+
+// The automatic choice of workers and pinned memory, with the rates it was made from.
+nlohmann::json loader_tuning_json(const LoaderTuning& tuning) {
+  nlohmann::json trials = nlohmann::json::array();
+  for (const LoaderTrial& t : tuning.trials)
+    trials.push_back({{"workers", t.setting.workers},
+                      {"pin_memory", t.setting.pin_memory},
+                      {"samples_per_second", t.samples_per_s},
+                      {"data_wait_percent", t.data_wait_percent}});
+  return {{"automatic", true},
+          {"workers", tuning.chosen.setting.workers},
+          {"pin_memory", tuning.chosen.setting.pin_memory},
+          {"batches_per_trial", tuning.batches},
+          {"rounds", tuning.rounds},
+          {"noise", tuning.noise},
+          {"trials", trials}};
+}
+
+}  // namespace
+
 std::string to_json_line(const EpochReport& r) {
   nlohmann::json stages;
   for (std::size_t i = 0; i < kStageCount; ++i) {
@@ -111,6 +132,7 @@ std::string to_json_line(const EpochReport& r) {
           {"gpu_utilization_percent", r.gpu_utilization_percent >= 0 ? nlohmann::json(r.gpu_utilization_percent)
                                                                      : nlohmann::json(nullptr)}};
   // Only where they apply, so that an epoch-counted run's lines stay as they were.
+  if (r.loader_tuning) line["loader_tuning"] = loader_tuning_json(*r.loader_tuning);
   if (r.steps > 0) {
     line["step"] = r.step;
     line["steps"] = r.steps;

@@ -47,6 +47,7 @@ void RunReport::on_fit_begin(Trainer& trainer, std::int64_t epochs) {
   fields.push_back({"TrainerOptions::cuda_graph", f.cuda_graph ? "on" : "off"});
   if (f.max_steps > 0) fields.push_back({"TrainerOptions::max_steps", std::to_string(f.max_steps)});
   if (trainer.world_size() > 1) fields.push_back({"ranks", std::to_string(trainer.world_size())});
+  if (trainer.loader_tuning()) fields.push_back({"TrainerOptions::loader_tuning", describe(*trainer.loader_tuning())});
   content_.settings.clear();
   for (const RunField& field : fields) {
     if (!field.value) continue;

@@ -115,6 +115,7 @@ struct Trainer::Impl {
   std::int64_t steps_left_hint = 1000;  // the recorded update's rows, outside fit_epoch
   bool interrupted = false;             // the last epoch was ended by a stop request
   RunFingerprint fingerprint;           // set once the options are checked
+  std::optional<LoaderTuning> loader_tuning;  // what tune_loader chose, once it ran
 
   Impl(Module& m, Optimizer& opt, Loss& l, TrainerOptions options, std::unique_ptr<Communicator> single)
       : model(m), optimizer(opt), loss(l), o(std::move(options)), own_comm(std::move(single)),
@@ -161,6 +162,7 @@ struct Trainer::Impl {
     report.batch_size = train.options().batch_size * comm.world_size();
     report.workers = train.options().num_workers;
     report.pin_memory = train.options().pin_memory;
+    report.loader_tuning = loader_tuning;
     report.cpu_threads = num_threads();
     report.precision = matmul_precision_name(matmul_precision());
     report.cpu_bf16_instructions = cpu_has_bf16_instructions();
@@ -432,6 +434,32 @@ RunningMetrics::Values Trainer::evaluate(DataLoader& data, std::int64_t max_batc
   return sum_over_ranks(metrics.read(), r.comm);
 }
 
+LoaderTuning Trainer::tune_loader(DataLoader& train, const LoaderTuningOptions& options) {
+  Impl& r = *impl_;
+  check_loader_has_batches(train);
+  r.runner.reset_graph();  // the modules' buffers may take other shapes here
+  const bool was_training = r.model.is_training();
+  r.model.eval();  // no dropout draw, no running statistic moves: the run's numbers stay its own
+  RunningMetrics metrics(r.device);
+  const LoaderConsumer consumer{
+      [&](const Batch& batch) {
+        const Tensor& output = r.model.forward(r.runner.as_input(batch.x));
+        metrics.update(output, batch.y, r.loss.forward(output, batch.y));
+      },
+      [&] { (void)metrics.read(); }};  // waits for the trial's device work
+  LoaderTuning tuning;
+  try {
+    tuning = kiln::tune_loader(train, options, consumer, machine_cores());
+  } catch (...) {
+    r.model.train(was_training);
+    throw;
+  }
+  r.model.train(was_training);
+  r.loader_tuning = tuning;
+  if (std::ostream* out = r.out()) *out << "  loader tuned: " << describe(tuning) << "\n";
+  return tuning;
+}
+
 EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
   Impl& r = *impl_;
   check_loader_has_batches(train);
@@ -462,6 +490,10 @@ FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test)
   if (r.state.global_step == 0)
     check_training_fits_memory(r.model, r.optimizer, train, r.o.input_shape, r.device);
   r.settle_position(train);
+  if (r.o.loader_tuning && !r.loader_tuning) {
+    train.set_epoch(r.state.epoch);  // the trials read the epoch that training starts with
+    tune_loader(train, *r.o.loader_tuning);
+  }
   r.stop_requested = false;
   FitResult result;
   for (const auto& observer : r.observers) observer->on_fit_begin(*this, epochs);
@@ -488,6 +520,10 @@ FitResult Trainer::fit_steps(DataLoader& train, DataLoader* test) {
   check_loader_has_batches(train);
   if (r.state.global_step == 0)
     check_training_fits_memory(r.model, r.optimizer, train, o.input_shape, r.device);
+  if (o.loader_tuning && !r.loader_tuning) {
+    train.set_epoch(r.state.epoch);  // the trials read the epoch that training starts with
+    tune_loader(train, *o.loader_tuning);
+  }
   const std::int64_t interval = o.eval_interval > 0 ? o.eval_interval : o.steps;
   const std::int64_t periods = (o.steps + interval - 1) / interval;
   r.stop_requested = false;
@@ -560,6 +596,7 @@ Diagnosis Trainer::diagnose(const EpochReport& report) const { return kiln::diag
 const TrainingState& Trainer::state() const { return impl_->state; }
 const RunFingerprint& Trainer::fingerprint() const { return impl_->fingerprint; }
 const TrainerOptions& Trainer::options() const { return impl_->o; }
+const std::optional<LoaderTuning>& Trainer::loader_tuning() const { return impl_->loader_tuning; }
 Device Trainer::device() const { return impl_->device; }
 int Trainer::rank() const { return impl_->comm.rank(); }
 int Trainer::world_size() const { return impl_->comm.world_size(); }

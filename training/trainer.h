@@ -24,6 +24,7 @@
 #include "kiln/core/precision.h"
 #include "kiln/data/batch.h"
 #include "kiln/data/data_loader.h"
+#include "kiln/data/loader_tuning.h"
 #include "kiln/data/vocabulary.h"
 #include "kiln/layers/loss.h"
 #include "kiln/layers/metrics.h"
@@ -79,6 +80,10 @@ struct TrainerOptions {
   Communicator* comm = nullptr;
   double bucket_mb = 25;        // gradient all-reduce bucket size
   std::int64_t max_steps = 0;   // steps per epoch at most (0: whole epochs)
+  // Set: the first fit() or fit_steps() begins by trying the training loader's settings (workers;
+  // pinned slots on a GPU when asked) and keeps the fastest (data/loader_tuning.h, tune_loader
+  // below); the choice is printed, logged and in every EpochReport. Unset: the loader as built.
+  std::optional<LoaderTuningOptions> loader_tuning;
   // A run counted in steps (fit_steps, as nanoGPT counts max_iters): the training steps in all,
   // crossing the loader's epochs as needed; every eval_interval steps (and after the last) an
   // evaluation on the first eval_iters batches of the test loader (0: all of them; the same
@@ -130,6 +135,11 @@ class Trainer {
   RunningMetrics::Values evaluate(DataLoader& data);
   // The same over the first `max_batches` batches only (0: all).
   RunningMetrics::Values evaluate(DataLoader& data, std::int64_t max_batches);
+  // Tries settings of `train` (data/loader_tuning.h) with the model's forward and loss in
+  // evaluation mode as the consumer, so no weight, optimizer state or position changes, and
+  // leaves `train` at the fastest; later reports carry the result. fit() calls it once when
+  // TrainerOptions::loader_tuning is set.
+  LoaderTuning tune_loader(DataLoader& train, const LoaderTuningOptions& options);
   // One training step on a batch (forward, loss, backward, all-reduce, update) for a loop of
   // one's own: returns the batch's mean loss, a scalar on the device (item() reads it).
   Tensor step(const Batch& batch);
@@ -162,6 +172,8 @@ class Trainer {
   const RunFingerprint& fingerprint() const;
   const TrainingState& state() const;
   const TrainerOptions& options() const;
+  // What tune_loader chose (TrainerOptions::loader_tuning), once it ran.
+  const std::optional<LoaderTuning>& loader_tuning() const;
   Device device() const;
   int rank() const;
   int world_size() const;

@@ -74,6 +74,24 @@ json to_json(const MachineFigures& f) {
               {"frequency_source", c.frequency_source},
               {"flops_per_cycle", known(c.flops_per_cycle)},
               {"gemm_peak_gflops", known(c.gemm_peak_gflops)}};
+  const MemoryFigures& m = f.memory;
+  json modules = json::array();
+  for (const MemoryModule& module : m.modules)
+    modules.push_back({{"locator", module.locator},
+                       {"channel", module.channel},
+                       {"size_mib", module.size_mib},
+                       {"speed_mts", known(module.speed_mts)},
+                       {"configured_mts", known(module.configured_mts)}});
+  j["memory"] = {{"known", m.known},
+                 {"source", m.source},
+                 {"slots", known(m.slots)},
+                 {"populated", known(m.populated)},
+                 {"channels", known(m.channels)},
+                 {"populated_channels", known(m.populated_channels)},
+                 {"total_gib", known(m.total_gib)},
+                 {"rated_mts", known(m.rated_mts)},
+                 {"configured_mts", known(m.configured_mts)},
+                 {"modules", modules}};
   const DataFigures& d = f.data;
   j["data"] = {{"spec", d.spec},
                {"png_files", d.png_files},
@@ -129,6 +147,16 @@ MachineFigures figures_from_json(const json& j, const std::string& source) {
   r("cpu", "frequency_source", c.frequency_source);
   r("cpu", "flops_per_cycle", c.flops_per_cycle);
   r("cpu", "gemm_peak_gflops", c.gemm_peak_gflops);
+  MemoryFigures& m = f.memory;
+  r("memory", "known", m.known);
+  r("memory", "source", m.source);
+  r("memory", "slots", m.slots);
+  r("memory", "populated", m.populated);
+  r("memory", "channels", m.channels);
+  r("memory", "populated_channels", m.populated_channels);
+  r("memory", "total_gib", m.total_gib);
+  r("memory", "rated_mts", m.rated_mts);
+  r("memory", "configured_mts", m.configured_mts);
   DataFigures& d = f.data;
   r("data", "spec", d.spec);
   r("data", "png_files", d.png_files);

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kiln/apps/doctor/dmi_memory.h"
+
 namespace kiln::doctor {
 
 struct OtherProcess {
@@ -73,6 +75,7 @@ struct MachineFigures {
   std::string host;
   std::string cpu_model;
   CpuFigures cpu;
+  MemoryFigures memory;  // the firmware's list of memory modules (DMI), where it shows one
   DataFigures data;
   CompetitionFigures competition;
   ThermalFigures thermal;

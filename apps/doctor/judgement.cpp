@@ -75,6 +75,40 @@ void judge_memory(const CpuFigures& c, std::vector<Judgement>& out) {
     out.push_back({"memory", Verdict::ok, measured});
 }
 
+// The firmware's list of modules: the article's "single memory module in the wrong slot" is a
+// channel (or, where the locators name none, a slot) left empty, or modules clocked below their
+// rating (mixed modules, or a board that cannot run them at speed).
+void judge_memory_slots(const MemoryFigures& m, std::vector<Judgement>& out) {
+  if (!m.known) {
+    out.push_back({"memory slots", Verdict::cannot_tell, "memory modules: the firmware's DMI table is not readable (" +
+                                                             m.source + ")"});
+    return;
+  }
+  std::string measured = fmt::format("memory modules (DMI): {} of {} slots populated, {:.0f} GiB", m.populated,
+                                     m.slots, m.total_gib);
+  if (m.channels > 0) measured += fmt::format(", {} of {} channels", m.populated_channels, m.channels);
+  if (m.rated_mts > 0) measured += fmt::format(", rated {} MT/s", m.rated_mts);
+  if (m.configured_mts > 0) measured += fmt::format(", running at {} MT/s", m.configured_mts);
+  std::vector<std::string> problems;
+  if (m.channels > 0 && m.populated_channels < m.channels)
+    problems.push_back(fmt::format("{} of the board's {} memory channels hold no module: bandwidth is cut to {} "
+                                   "of {} (a module in the wrong slot, or too few modules)",
+                                   m.channels - m.populated_channels, m.channels, m.populated_channels, m.channels));
+  else if (m.channels <= 0 && m.populated < m.slots)
+    problems.push_back(fmt::format("{} of {} slots are empty and the slot names do not say which channel each is "
+                                   "on: if a channel is empty, bandwidth is cut (check the board's manual for "
+                                   "which slots to fill first)",
+                                   m.slots - m.populated, m.slots));
+  if (m.rated_mts > 0 && m.configured_mts > 0 && m.configured_mts < m.rated_mts)
+    problems.push_back(fmt::format("modules run at {} MT/s, below the {} MT/s they are rated for (mixed modules, "
+                                   "or the firmware's memory settings)",
+                                   m.configured_mts, m.rated_mts));
+  if (problems.empty())
+    out.push_back({"memory slots", Verdict::ok, measured});
+  else
+    out.push_back({"memory slots", Verdict::problem, measured + "; " + fmt::format("{}", fmt::join(problems, "; "))});
+}
+
 void judge_gemm(const CpuFigures& c, std::vector<Judgement>& out) {
   if (!known(c.gemm_gflops)) {
     out.push_back({"gemm", Verdict::cannot_tell, "the matrix-product rate was not measured"});
@@ -253,6 +287,10 @@ const std::vector<Metric>& metrics() {
   static const std::vector<Metric> list = {
       {"all-thread memory bandwidth", [](const MachineFigures& f) { return f.cpu.triad_all_gbs; }, true, "GB/s"},
       {"one-thread memory bandwidth", [](const MachineFigures& f) { return f.cpu.triad_single_gbs; }, true, "GB/s"},
+      {"populated memory channels", [](const MachineFigures& f) { return static_cast<double>(f.memory.populated_channels); },
+       true, "channels"},
+      {"configured memory speed", [](const MachineFigures& f) { return static_cast<double>(f.memory.configured_mts); },
+       true, "MT/s"},
       {"matrix-product rate", [](const MachineFigures& f) { return f.cpu.gemm_gflops; }, true, "GFLOP/s"},
       {"PNG decode per core", [](const MachineFigures& f) { return f.data.png_per_core_s; }, true, "images/s"},
       {"JPEG decode per core", [](const MachineFigures& f) { return f.data.jpeg_per_core_s; }, true, "images/s"},
@@ -278,6 +316,7 @@ double fp32_flops_per_cycle(const std::string& isa) {
 std::vector<Judgement> judge(const MachineFigures& f) {
   std::vector<Judgement> out;
   judge_memory(f.cpu, out);
+  judge_memory_slots(f.memory, out);
   judge_gemm(f.cpu, out);
   judge_data(f.data, out);
   judge_competition(f.competition, out);

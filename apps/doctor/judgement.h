@@ -13,7 +13,7 @@ namespace kiln::doctor {
 enum class Verdict { ok, problem, cannot_tell };
 
 struct Judgement {
-  std::string topic;  // "memory", "gemm", "decode", "read", "competition", "thermal", "gpu"
+  std::string topic;  // "memory", "memory slots", "gemm", "decode", "read", "competition", "thermal", "gpu"
   Verdict verdict = Verdict::ok;
   std::string text;   // what was measured, and what it means
 };

@@ -33,6 +33,7 @@ MachineFigures examine(const std::string& data, bool quick, bool with_gpu) {
   // The competition is read over the all-core work: that is when others' load shows as waiting.
   const kiln::CpuSample before = kiln::sample_cpu(true);
   f.cpu = measure_cpu(sizes);
+  f.memory = read_dmi_memory();
   f.thermal = measure_sustained(sizes);
   const kiln::CpuShare share = kiln::cpu_share_between(before, kiln::sample_cpu(true));
   f.competition.run_queue_wait_percent = share.wait_percent();

@@ -14,7 +14,8 @@ namespace kiln {
 
 namespace {
 
-TrialResult run_trial(TrainOptions o, std::int64_t steps) {
+// `steps` steps of one epoch, with nothing printed, evaluated or written.
+TrainResult run_trial_result(TrainOptions o, std::int64_t steps) {
   o.epochs = 1;
   o.max_steps = steps;
   o.evaluate = false;
@@ -23,7 +24,11 @@ TrialResult run_trial(TrainOptions o, std::int64_t steps) {
   o.resume = false;
   o.log_json.clear();
   std::ostringstream silent;
-  const TrainResult result = train(o, silent);
+  return train(o, silent);
+}
+
+TrialResult run_trial(TrainOptions o, std::int64_t steps) {
+  const TrainResult result = run_trial_result(o, steps);
   const EpochReport& r = result.epochs.at(0);
   const double epoch_seconds = static_cast<double>(r.epoch_samples) / std::max(r.samples_per_s, 1e-9);
   return TrialResult{o.workers, o.pin_memory, o.batch_size, r.samples_per_s, epoch_seconds,
@@ -81,20 +86,33 @@ const TrialResult& fastest(const std::vector<TrialResult>& trials) {
 }  // namespace
 
 std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::int64_t steps) {
+  // The library's tuning (data/loader_tuning.h), as --workers auto runs it, over the full list of
+  // worker counts; the one training step after it is the price of going through train().
+  base.workers_auto = true;
+  base.loader_tuning.worker_counts = {0, 1, 2, 4, 8, 16};
+  base.loader_tuning.batches = steps;
+  out << fmt::format(
+      "tuning the loader: {} batches of {} per setting on {}, read through the model's forward, the best of {} tries\n",
+      steps, base.batch_size, base.device, base.loader_tuning.rounds);
+  const TrainResult result = run_trial_result(base, 1);
+  const EpochReport& report = result.epochs.at(0);
+  KILN_CHECK(report.loader_tuning.has_value(), "the loader tuning did not run");
+  const LoaderTuning& tuning = *report.loader_tuning;
   std::vector<TrialResult> trials;
-  out << fmt::format("tuning the loader: {} steps of batch {} per setting on {}\n", steps, base.batch_size,
-                     base.device);
-  for (bool pin : pin_settings(base)) {
-    for (int workers : {0, 1, 2, 4, 8, 16}) {
-      base.workers = workers;
-      base.pin_memory = pin;
-      trials.push_back(run_trial(base, steps));
-    }
-  }
-  print_table(out, trials);
-  const TrialResult& best = fastest(trials);
-  out << fmt::format("best: --workers {}{} ({:.0f} samples/s, {:.1f} % waiting for data)\n", best.workers,
-                     best.pin_memory ? " --pin-memory" : "", best.samples_per_s, best.data_wait_percent);
+  for (const LoaderTrial& t : tuning.trials)
+    trials.push_back({t.setting.workers, t.setting.pin_memory, base.batch_size, t.samples_per_s,
+                      static_cast<double>(report.epoch_samples) / std::max(t.samples_per_s, 1e-9), t.data_wait_percent,
+                      0.0, false});
+  out << fmt::format("  {:>7} {:>6} {:>12} {:>10} {:>10}\n", "workers", "pinned", "samples/s", "epoch s", "data wait");
+  for (const auto& t : trials)
+    out << fmt::format("  {:>7} {:>6} {:>12.0f} {:>10.1f} {:>9.1f}%\n", t.workers, t.pin_memory ? "yes" : "no",
+                       t.samples_per_s, t.epoch_seconds, t.data_wait_percent);
+  const LoaderTrial& best = tuning.chosen;
+  out << fmt::format(
+      "best: --workers {}{} ({:.0f} samples/s, {:.1f} % waiting for data; the fewest workers within {:.0f} % of "
+      "the fastest, as --workers auto chooses)\n",
+      best.setting.workers, best.setting.pin_memory ? " --pin-memory" : "", best.samples_per_s, best.data_wait_percent,
+      100.0 * tuning.noise);
   return trials;
 }
 

@@ -22,8 +22,9 @@ struct TrialResult {
   bool out_of_memory = false;
 };
 
-// Workers {0, 1, 2, 4, 8, 16} x pin memory {off, on where CUDA works}; `steps` steps each.
-// Prints the table and the best setting; returns the trials.
+// The loader tuning of --workers auto (data/loader_tuning.h) over workers {0, 1, 2, 4, 8, 16} x
+// pin memory {off, on on a GPU}, `steps` batches each read through the model's forward. Prints
+// the table and the setting --workers auto would keep; returns the trials (no GPU peak).
 std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::int64_t steps = 40);
 
 // Batch sizes doubling from `start` until out of memory (or `limit` on the CPU); prints the

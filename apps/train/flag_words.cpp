@@ -23,6 +23,7 @@ constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
     {"TrainerOptions::keep_checkpoints", "--keep-checkpoints"},
     {"TrainerOptions::bucket_mb", "--bucket-mb"},
     {"TrainerOptions::cuda_graph", "--cuda-graph"},
+    {"TrainerOptions::loader_tuning", "--workers auto"},
     {"TrainerOptions::log_json", "--log-json"},
     {"TensorBoardLoggerOptions::histogram_every", "--tensorboard-histograms"},
     {"TensorBoardLogger's", "the --tensorboard"},

@@ -14,12 +14,14 @@
 #include <kiln/apps/train/fault_injection.h>
 #include <kiln/apps/train/stop_signals.h>
 #include <kiln/apps/train/train_options.h>
+#include <kiln/apps/train/workers_flag.h>
 #include <kiln/apps/reporting/tuning.h>
 #include <kiln/apps/support/openmp_wait_policy.h>
 
 namespace {
 
-void add_options(CLI::App& app, kiln::TrainOptions& o) {
+// `workers` receives --workers as given (a number or auto), read by kiln::set_workers_flag.
+void add_options(CLI::App& app, kiln::TrainOptions& o, std::string& workers) {
   app.add_option("--device", o.device, "cpu, gpu or gpu:N")->capture_default_str();
   app.add_option("--model", o.model, "article, lenet5, cnn, or mlp:784-512-256-10")->capture_default_str();
   app.add_option("--data", o.data,
@@ -50,7 +52,10 @@ void add_options(CLI::App& app, kiln::TrainOptions& o) {
   app.add_option("--schedule", o.schedule,
                  "constant, step:N:G, multistep:A,B:G, exp:G, cosine, or warmup:N+<schedule>")
       ->capture_default_str();
-  app.add_option("--workers", o.workers, "loader worker threads (0: load in the training thread)")
+  workers = std::to_string(o.workers);
+  app.add_option("--workers", workers,
+                 "loader worker threads (0: load in the training thread), or auto: try 0, 1, 2, 4, ... up to the "
+                 "cores (and pinned memory on a GPU) in the first seconds and keep the fastest")
       ->capture_default_str();
   app.add_flag("--pin-memory", o.pin_memory, "page-locked host batches for fast GPU copies");
   app.add_flag("--no-shuffle{false}", o.shuffle, "keep the data in file order");
@@ -107,9 +112,10 @@ std::string rank_prefix() {
 int main(int argc, char** argv) {
   kiln::prefer_passive_openmp_waiting(argv);  // apps/support/openmp_wait_policy.h: why
   kiln::TrainOptions options;
+  std::string workers;
   bool find_batch = false, tune = false;
   CLI::App app{"kiln train: train a network and find out where the time goes"};
-  add_options(app, options);
+  add_options(app, options, workers);
   app.add_flag("--find-batch-size", find_batch, "find the largest batch that fits and the fastest one");
   app.add_flag("--tune-loader", tune, "try workers x pinned memory and print the best setting");
   CLI11_PARSE(app, argc, argv);
@@ -117,6 +123,7 @@ int main(int argc, char** argv) {
   kiln::install_stop_signals();
   try {
     kiln::check_environment(kiln::train_environment_variables());  // before any data is read
+    kiln::set_workers_flag(workers, options);
     if (tune) {
       kiln::tune_loader(options, std::cout);
       return 0;

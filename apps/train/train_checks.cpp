@@ -15,6 +15,7 @@
 #include "kiln/spec/data_spec.h"
 #include "kiln/layers/loss.h"
 #include "kiln/spec/optimizer_spec.h"
+#include "kiln/apps/train/workers_flag.h"
 
 namespace kiln {
 
@@ -23,7 +24,7 @@ void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
   KILN_CHECK(o.batch_size <= train.size(),
              "--batch-size {} is more than the {} training samples of {}: use at most {}",
              o.batch_size, train.size(), train.describe(), train.size());
-  const double slots = static_cast<double>(o.workers) * DataLoaderOptions{}.prefetch + 1;
+  const double slots = static_cast<double>(most_workers(o)) * DataLoaderOptions{}.prefetch + 1;
   // Features and targets: an int32 label, or the float values of a regression target.
   const std::int64_t target_values = train.has_class_labels() ? 1 : train.target_shape().numel();
   const double batch_bytes = static_cast<double>(o.batch_size / world) *
@@ -33,7 +34,7 @@ void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
              "--batch-size {} with --workers {} needs {:.1f} GiB of host batch slots ({:.0f} "
              "batches of {:.1f} MiB), more than this machine's {:.1f} GiB: lower --batch-size or "
              "--workers",
-             o.batch_size, o.workers, slots * batch_bytes / 1073741824.0, slots,
+             o.batch_size, most_workers(o), slots * batch_bytes / 1073741824.0, slots,
              batch_bytes / 1048576.0, memory / 1073741824.0);
 }
 

@@ -23,6 +23,7 @@
 #include "kiln/apps/train/file_checks.h"
 #include "kiln/apps/train/train_checks.h"
 #include "kiln/apps/train/train_options.h"
+#include "kiln/apps/train/workers_flag.h"
 #include "kiln/training/run_report.h"
 #include "kiln/training/tensorboard_logger.h"
 #include "kiln/training/trainer.h"
@@ -61,7 +62,8 @@ void print_header(const TrainOptions& o, std::ostream& out, Device device, const
                      data.train->describe());
   out << fmt::format("  test: {}\n", data.test ? data.test->describe() : "none (--test-share 0): nothing is evaluated");
   out << fmt::format("  {} parameters; batch {}, {} lr {} ({}), {} workers{}, {} CPU threads, {} matrix products\n",
-                     net.parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule, o.workers,
+                     net.parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule,
+                     o.workers_auto ? std::string("auto") : std::to_string(o.workers),
                      o.pin_memory ? " pinned" : "", num_threads(), o.precision);
   if (device.is_cpu()) out << fmt::format("  CPU compute: {}\n", cpu_compute_description());
   if (device.is_cpu() && parse_matmul_precision(o.precision) == MatmulPrecision::bf16 && !cpu_has_bf16_instructions())
@@ -140,6 +142,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   t.comm = &comm;
   t.bucket_mb = o.bucket_mb;
   t.max_steps = o.max_steps;
+  t.loader_tuning = loader_tuning_of(o, device);
   t.steps = o.steps;
   t.eval_interval = o.eval_interval;
   t.eval_iters = o.eval_iters;

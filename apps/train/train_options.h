@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/data/loader_tuning.h"
 #include "kiln/distributed/communicator.h"
 #include "kiln/training/diagnosis.h"
 #include "kiln/training/epoch_report.h"
@@ -40,6 +41,10 @@ struct TrainOptions {
   std::string test_data;
   std::string schedule = "cosine";
   int workers = 2;
+  // --workers auto: the Trainer tries worker counts (and pinned memory on a GPU without
+  // pin_memory) at the start and keeps the fastest (TrainerOptions::loader_tuning); `workers` unused.
+  bool workers_auto = false;
+  LoaderTuningOptions loader_tuning;  // what --workers auto tries (its pin_memory: see workers_flag.h)
   bool pin_memory = false;
   bool shuffle = true;
   int threads = 0;  // CPU threads; 0 keeps the default (all cores)

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app_testing.h"
+#include "kiln/apps/doctor/dmi_memory.h"
 #include "kiln/apps/doctor/judgement.h"
 #include "kiln/core/error.h"
 #include "kiln/data/image_io.h"
@@ -119,6 +120,103 @@ TEST(DoctorJudgement, ThermalFactsHiddenCannotTell) {
   EXPECT_NE(find(judge(f), "thermal", Verdict::problem), nullptr);
 }
 
+// A hand-built SMBIOS table: type 16 (a board of `slots` slots), a type 17 entry per module
+// (device locator, bank locator, size in MiB (0: empty), rated and configured MT/s), type 127.
+struct Dimm {
+  std::string device, bank;
+  std::uint16_t mib, rated, configured;
+};
+std::vector<std::uint8_t> smbios(std::uint16_t slots, const std::vector<Dimm>& dimms) {
+  std::vector<std::uint8_t> t;
+  auto put_word = [](std::vector<std::uint8_t>& f, std::size_t at, std::uint16_t v) {
+    f[at] = static_cast<std::uint8_t>(v & 0xFF);
+    f[at + 1] = static_cast<std::uint8_t>(v >> 8);
+  };
+  std::vector<std::uint8_t> array(0x0F, 0);
+  array[0] = 16;
+  array[1] = 0x0F;
+  put_word(array, 0x0D, slots);
+  t.insert(t.end(), array.begin(), array.end());
+  t.insert(t.end(), {0, 0});  // no strings
+  for (const Dimm& d : dimms) {
+    std::vector<std::uint8_t> f(0x28, 0);
+    f[0] = 17;
+    f[1] = 0x28;
+    put_word(f, 0x0C, d.mib);
+    f[0x10] = 1;  // the device locator is string 1, the bank locator string 2 (0: none)
+    f[0x11] = d.bank.empty() ? 0 : 2;
+    put_word(f, 0x15, d.rated);
+    put_word(f, 0x20, d.configured);
+    t.insert(t.end(), f.begin(), f.end());
+    for (const std::string& s : {d.device, d.bank}) {
+      if (s.empty()) continue;  // SMBIOS has no empty strings
+      t.insert(t.end(), s.begin(), s.end());
+      t.push_back(0);
+    }
+    t.push_back(0);
+  }
+  t.insert(t.end(), {127, 4, 0, 0, 0, 0});
+  return t;
+}
+
+TEST(DoctorMemorySlots, ParsesTheModulesOfARecordedTable) {
+  const std::vector<std::uint8_t> table = smbios(
+      4, {{"DIMM 0", "ChannelA", 16384, 3200, 3200}, {"DIMM 1", "ChannelA", 0, 0, 0},
+          {"DIMM 0", "ChannelB", 16384, 3200, 3200}, {"DIMM 1", "ChannelB", 0, 0, 0}});
+  const MemoryFigures m = parse_smbios_memory(table, "recorded");
+  ASSERT_TRUE(m.known);
+  EXPECT_EQ(m.slots, 4);
+  EXPECT_EQ(m.populated, 2);
+  EXPECT_EQ(m.channels, 2);
+  EXPECT_EQ(m.populated_channels, 2);
+  EXPECT_DOUBLE_EQ(m.total_gib, 32.0);
+  EXPECT_EQ(m.rated_mts, 3200);
+  EXPECT_EQ(m.configured_mts, 3200);
+  ASSERT_EQ(m.modules.size(), 4u);
+  EXPECT_EQ(m.modules[2].locator, "DIMM 0 / ChannelB");
+  EXPECT_EQ(m.modules[2].channel, "B");
+  MachineFigures f = healthy();
+  f.memory = m;
+  const Judgement* j = find(judge(f), "memory slots", Verdict::ok);  // both channels hold a module
+  ASSERT_NE(j, nullptr);
+  EXPECT_NE(j->text.find("2 of 4 slots populated, 32 GiB, 2 of 2 channels"), std::string::npos) << j->text;
+}
+
+TEST(DoctorMemorySlots, ASingleModuleLeavingAChannelEmptyIsTheWrongSlot) {
+  MachineFigures f = healthy();
+  f.memory = parse_smbios_memory(
+      smbios(2, {{"DIMM_A1", "P0 CHANNEL A", 8192, 2666, 2666}, {"DIMM_B1", "P0 CHANNEL B", 0, 0, 0}}), "recorded");
+  const Judgement* j = find(judge(f), "memory slots", Verdict::problem);
+  ASSERT_NE(j, nullptr);
+  EXPECT_NE(j->text.find("1 of the board's 2 memory channels hold no module"), std::string::npos) << j->text;
+}
+
+TEST(DoctorMemorySlots, EmptySlotsWithoutChannelNamesAndSlowModulesAreFlagged) {
+  MachineFigures f = healthy();
+  f.memory = parse_smbios_memory(smbios(0, {{"DIMM 0", "", 4096, 3200, 2400}, {"DIMM 1", "", 0, 0, 0}}), "recorded");
+  EXPECT_EQ(f.memory.channels, -1);
+  EXPECT_EQ(f.memory.slots, 2);  // no type 16 count: the entries
+  const Judgement* j = find(judge(f), "memory slots", Verdict::problem);
+  ASSERT_NE(j, nullptr);
+  EXPECT_NE(j->text.find("1 of 2 slots are empty"), std::string::npos) << j->text;
+  EXPECT_NE(j->text.find("run at 2400 MT/s, below the 3200 MT/s"), std::string::npos) << j->text;
+}
+
+TEST(DoctorMemorySlots, AnAbsentOrEmptyTableCannotTell) {
+  const MemoryFigures absent = read_dmi_memory("/nonexistent/dmi/DMI");
+  EXPECT_FALSE(absent.known);
+  EXPECT_NE(absent.source.find("/nonexistent/dmi/DMI"), std::string::npos) << absent.source;
+  MachineFigures f = healthy();
+  f.memory = absent;
+  const Judgement* j = find(judge(f), "memory slots", Verdict::cannot_tell);
+  ASSERT_NE(j, nullptr);
+  EXPECT_NE(j->text.find("not readable"), std::string::npos) << j->text;
+  const std::vector<std::uint8_t> no_memory{127, 4, 0, 0, 0, 0};
+  EXPECT_FALSE(parse_smbios_memory(no_memory, "recorded").known);
+  const std::vector<std::uint8_t> truncated{17, 0x28, 0, 0, 1};  // runs past the end: nothing read
+  EXPECT_FALSE(parse_smbios_memory(truncated, "recorded").known);
+}
+
 TEST(DoctorFigures, JsonKeepsCannotTellAsNull) {
   MachineFigures f = healthy();
   const nlohmann::json j = to_json(f);
@@ -127,6 +225,12 @@ TEST(DoctorFigures, JsonKeepsCannotTellAsNull) {
   EXPECT_EQ(back.thermal.start_mhz, -1.0);
   EXPECT_EQ(back.cpu.triad_all_gbs, 62.0);
   EXPECT_EQ(back.competition.others.size(), 0u);
+  EXPECT_TRUE(back.memory.known);
+  EXPECT_EQ(back.memory.populated_channels, 8);
+  EXPECT_EQ(back.memory.configured_mts, 3200);
+  f.memory = MemoryFigures{};
+  EXPECT_TRUE(to_json(f)["memory"]["slots"].is_null());
+  EXPECT_EQ(figures_from_json(to_json(f), "memory").memory.slots, -1);
   EXPECT_THROW(figures_from_json(nlohmann::json::parse(R"({"cpu": {"cores": "eight"}})"), "x.json"), Error);
 }
 
@@ -139,6 +243,10 @@ TEST(DoctorCompare, TheMachineWithOneModuleAndACompilerIsSlowerForThoseReasons) 
   EXPECT_NE(all.find("cc1plus"), std::string::npos) << all;
   EXPECT_NE(all.find("PNG decode per core"), std::string::npos) << all;
   EXPECT_EQ(all.find("matrix-product rate"), std::string::npos) << all;  // 420 vs 400: noise
+  EXPECT_NE(all.find("populated memory channels: 8.0 channels on healthy.json against 1.0"), std::string::npos) << all;
+  EXPECT_NE(all.find("only one_module.json has this: memory slots: memory modules (DMI): 1 of 8 slots"),
+            std::string::npos)
+      << all;
 }
 
 TEST(DoctorCompare, ProgramComparesTwoRecordedFiles) {
