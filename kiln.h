@@ -48,7 +48,9 @@
 #include "kiln/layers/tied_linear.h"
 
 // Models: the composites and the presets as C++ builders.
+#include "kiln/models/generate.h"
 #include "kiln/models/gpt.h"
+#include "kiln/models/gpt_decoder.h"
 #include "kiln/models/presets.h"
 #include "kiln/models/residual.h"
 #include "kiln/models/sequential.h"

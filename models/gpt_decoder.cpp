@@ -1,0 +1,135 @@
+// GptDecoder over the embedding-free ops of the training path (linear_forward, layer_norm_forward,
+// permute, batched_gemm, softmax, activation_forward, binary): the token's row of wte and the
+// position's row of wpe are views of the tables, summed. Each block appends the position's key
+// and value rows to its cache (position-major, as c_attn writes them), regroups the cache by head
+// with one permute (the heads' prefixes must be contiguous for batched_gemm), and attends with
+// the query of the new position alone: no causal mask is needed, every cached position is past.
+#include "kiln/models/gpt_decoder.h"
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "kiln/core/ops.h"
+
+namespace kiln {
+
+namespace {
+
+// (T, H, D) -> (H, T, D): each head's keys (or values) one contiguous (T, D) matrix.
+const std::vector<int> kByHead = {1, 0, 2};
+
+std::map<std::string, const Parameter*> parameters_by_name(Gpt& model) {
+  std::map<std::string, const Parameter*> by_name;
+  for (const Parameter* p : model.parameters()) by_name[p->name] = p;
+  return by_name;
+}
+
+const Parameter* find_parameter(const std::map<std::string, const Parameter*>& by_name,
+                                const std::string& name) {
+  const auto it = by_name.find(name);
+  KILN_CHECK(it != by_name.end(), "GptDecoder: the model has no parameter '{}'", name);
+  return it->second;
+}
+
+}  // namespace
+
+GptDecoder::GptDecoder(Gpt& model)
+    : model_(model), config_(model.config()), head_size_(config_.width / config_.heads) {
+  const auto by_name = parameters_by_name(model);
+  const Device device = model.wte().weight().value.device();
+  const std::int64_t c = config_.width, t = config_.context, h = config_.heads;
+  for (std::size_t i = 0; i < model.blocks().size(); ++i) {
+    const GptBlock& block = *model.blocks()[i];
+    const std::string at = fmt::format("transformer.h.{}.", i);
+    auto param = [&](const char* name) { return find_parameter(by_name, at + name); };
+    blocks_.push_back(Block{
+        param("ln_1.weight"), param("ln_1.bias"), param("attn.c_attn.weight"),
+        param("attn.c_attn.bias"), param("attn.c_proj.weight"), param("attn.c_proj.bias"),
+        param("ln_2.weight"), param("ln_2.bias"), param("mlp.c_fc.weight"), param("mlp.c_fc.bias"),
+        param("mlp.c_proj.weight"), param("mlp.c_proj.bias"), block.ln_1().eps(),
+        block.ln_2().eps(), block.mlp().gelu().kind(), Tensor::empty({t, c}, DType::f32, device),
+        Tensor::empty({t, c}, DType::f32, device)});
+  }
+  ln_f_weight_ = find_parameter(by_name, "transformer.ln_f.weight");
+  ln_f_bias_ = find_parameter(by_name, "transformer.ln_f.bias");
+  ln_f_eps_ = model.ln_f().eps();
+  x_ = Tensor::empty({1, c}, DType::f32, device);
+  h_ = Tensor::empty({1, c}, DType::f32, device);
+  normed_ = Tensor::empty({1, c}, DType::f32, device);
+  qkv_ = Tensor::empty({1, 3 * c}, DType::f32, device);
+  merged_ = Tensor::empty({1, c}, DType::f32, device);
+  projected_ = Tensor::empty({1, c}, DType::f32, device);
+  hidden_ = Tensor::empty({1, 4 * c}, DType::f32, device);
+  activated_ = Tensor::empty({1, 4 * c}, DType::f32, device);
+  logits_ = Tensor::empty({1, config_.vocabulary}, DType::f32, device);
+  mean_ = Tensor::empty({1}, DType::f32, device);
+  invstd_ = Tensor::empty({1}, DType::f32, device);
+  keys_heads_ = Tensor::empty({t * c}, DType::f32, device);
+  values_heads_ = Tensor::empty({t * c}, DType::f32, device);
+  scores_ = Tensor::empty({h * t}, DType::f32, device);
+  probabilities_ = Tensor::empty({h * t}, DType::f32, device);
+}
+
+void GptDecoder::layer_norm(const Tensor& x, const Parameter& weight, const Parameter& bias,
+                            float eps) {
+  layer_norm_forward(x, weight.value, bias.value, normed_, mean_, invstd_, eps);
+}
+
+// normed_ -> merged_ (1, width): the heads' outputs side by side, as c_proj takes them.
+void GptDecoder::attend(Block& block) {
+  const std::int64_t c = config_.width, h = config_.heads, d = head_size_;
+  const std::int64_t t = length_ + 1;  // the cached positions and this one
+  linear_forward(normed_, block.c_attn_weight->value, block.c_attn_bias->value, qkv_);
+  const Tensor parts = qkv_.view({3, c});  // query, key and value rows of this position
+  Tensor key_row = block.keys.slice(length_, t), value_row = block.values.slice(length_, t);
+  copy(parts.slice(1, 2).view({1, c}), key_row);
+  copy(parts.slice(2, 3).view({1, c}), value_row);
+  Tensor keys = keys_heads_.slice(0, t * c).view({h, t, d});
+  Tensor values = values_heads_.slice(0, t * c).view({h, t, d});
+  permute(block.keys.slice(0, t).view({t, h, d}), kByHead, keys);
+  permute(block.values.slice(0, t).view({t, h, d}), kByHead, values);
+  // (H, 1, D) queries: at one position the (1, H, D) row is already grouped by head.
+  const Tensor query = parts.slice(0, 1).view({h, 1, d});
+  Tensor scores = scores_.slice(0, h * t).view({h, 1, t});
+  Tensor probabilities = probabilities_.slice(0, h * t).view({h, 1, t});
+  batched_gemm(query, false, keys, true, scores, 1.0f / std::sqrt(static_cast<float>(d)));
+  softmax(scores, probabilities);
+  Tensor heads_out = merged_.view({h, 1, d});
+  batched_gemm(probabilities, false, values, false, heads_out);
+}
+
+const Tensor& GptDecoder::step(std::int32_t token) {
+  KILN_CHECK(token >= 0 && token < config_.vocabulary,
+             "GptDecoder: token {} is not in the model's vocabulary [0, {})", token,
+             config_.vocabulary);
+  KILN_CHECK(length_ < config_.context,
+             "GptDecoder: the cache holds the model's whole context of {} positions; reset it "
+             "and step the last tokens again to go on (each then takes a new position)",
+             config_.context);
+  const Tensor& wte = model_.wte().weight().value;
+  const Tensor& wpe = model_.wpe().weight().value;
+  KILN_CHECK(wte.device() == x_.device(),
+             "GptDecoder: the model moved to {} after the decoder was made on {}; make the "
+             "decoder after moving the model",
+             wte.device().str(), x_.device().str());
+  binary(BinaryOp::add, wte.slice(token, token + 1), wpe.slice(length_, length_ + 1), x_);
+  for (Block& block : blocks_) {
+    layer_norm(x_, *block.ln_1_weight, *block.ln_1_bias, block.ln_1_eps);
+    attend(block);
+    linear_forward(merged_, block.attn_proj_weight->value, block.attn_proj_bias->value, projected_);
+    binary(BinaryOp::add, x_, projected_, h_);
+    layer_norm(h_, *block.ln_2_weight, *block.ln_2_bias, block.ln_2_eps);
+    linear_forward(normed_, block.c_fc_weight->value, block.c_fc_bias->value, hidden_);
+    activation_forward(block.mlp_activation, hidden_, activated_);
+    linear_forward(activated_, block.mlp_proj_weight->value, block.mlp_proj_bias->value,
+                   projected_);
+    binary(BinaryOp::add, h_, projected_, x_);
+  }
+  layer_norm(x_, *ln_f_weight_, *ln_f_bias_, ln_f_eps_);
+  linear_forward(normed_, wte, Tensor(), logits_);
+  ++length_;
+  return logits_;
+}
+
+}  // namespace kiln
