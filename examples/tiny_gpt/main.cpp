@@ -3,8 +3,11 @@
 // for it: batch 12, AdamW at 1e-3 (betas 0.9, 0.99, weight decay 0.1), a linear warm-up over the
 // first 5 % of the steps, then cosine decay to 1e-4; 2000 steps by default. The last 10 % of the
 // text validates. Prints the loss curve's points (step, train loss, validation loss) and a
-// sample. Exits 1 unless the validation loss fell to under 0.8 of the untrained model's.
-//   tiny_gpt [--steps N] [--eval-interval N] [--max-bytes N] [--seed S] [TEXT_FILE]
+// sample of generated text (kiln::generate, nanoGPT's sample.py settings: temperature 0.8, top-k
+// 200, from a newline). Exits 1 unless the validation loss fell to under 0.8 of the untrained
+// model's and the sample holds the tokens asked for.
+//   tiny_gpt [--steps N] [--eval-interval N] [--max-bytes N] [--sample-tokens N] [--seed S]
+//            [TEXT_FILE]
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +27,7 @@ struct Options {
   std::int64_t steps = 2000;
   std::int64_t eval_interval = 250;  // nanoGPT's shakespeare_char
   std::int64_t max_bytes = 0;        // 0: all of the text
+  std::int64_t sample_tokens = 300;
   std::uint64_t seed = 1;
   std::string path;                  // empty: the fortunes
 };
@@ -43,6 +47,7 @@ Options parse(int argc, char** argv) {
     if (arg == "--steps") o.steps = number();
     else if (arg == "--eval-interval") o.eval_interval = number();
     else if (arg == "--max-bytes") o.max_bytes = number();
+    else if (arg == "--sample-tokens") o.sample_tokens = number();
     else if (arg == "--seed") o.seed = static_cast<std::uint64_t>(number());
     else if (arg.rfind("--", 0) == 0) throw std::runtime_error("unknown option " + arg);
     else o.path = arg;
@@ -65,6 +70,25 @@ void print_point(std::int64_t step, double train_loss, double val_loss) {
   else
     std::printf("%6lld  %10.4f  %8.4f\n", static_cast<long long>(step), train_loss, val_loss);
   std::fflush(stdout);
+}
+
+// The model's continuation of a newline, as text (the tokens are bytes). Throws when generate()
+// returns other than the prompt and `tokens` new bytes.
+std::string sample(kiln::Gpt& model, std::int64_t tokens, std::uint64_t seed) {
+  const std::vector<std::int32_t> prompt{'\n'};
+  const std::vector<std::int32_t> ids = kiln::generate(
+      model, prompt, {.tokens = tokens, .temperature = 0.8f, .top_k = 200, .seed = seed});
+  if (static_cast<std::int64_t>(ids.size()) != 1 + tokens || ids.front() != '\n')
+    throw std::runtime_error("generate() returned " + std::to_string(ids.size()) +
+                             " tokens, expected the prompt and " + std::to_string(tokens));
+  std::string text;
+  for (std::size_t i = 1; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] > 255)
+      throw std::runtime_error("generate() returned token " + std::to_string(ids[i]) +
+                               ", not a byte");
+    text += static_cast<char>(ids[i]);
+  }
+  return text;
 }
 
 }  // namespace
@@ -130,6 +154,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tiny_gpt: the validation loss did not fall enough: %.4f -> %.4f\n",
                    untrained, final_loss);
       return 1;
+    }
+    if (o.sample_tokens > 0) {
+      const std::string text = sample(model, o.sample_tokens, o.seed);
+      std::printf("tiny_gpt: a sample of %lld bytes (temperature 0.8, top-k 200):\n",
+                  static_cast<long long>(o.sample_tokens));
+      std::fwrite(text.data(), 1, text.size(), stdout);  // the bytes as drawn, a NUL included
+      std::printf("\n");
     }
     return 0;
   } catch (const std::exception& e) {  // kiln::Error among them
