@@ -29,7 +29,7 @@ struct Options {
   std::int64_t max_bytes = 0;        // 0: all of the text
   std::int64_t sample_tokens = 300;
   std::uint64_t seed = 1;
-  std::string path;                  // empty: the fortunes
+  std::string path;  // empty: the fortunes
 };
 
 Options parse(int argc, char** argv) {
@@ -41,16 +41,24 @@ Options parse(int argc, char** argv) {
       const std::string value = argv[++i];
       std::size_t used = 0;
       const long long n = std::stoll(value, &used);
-      if (used != value.size() || n < 0) throw std::runtime_error(arg + " " + value + ": expected a whole number >= 0");
+      if (used != value.size() || n < 0)
+        throw std::runtime_error(arg + " " + value + ": expected a whole number >= 0");
       return n;
     };
-    if (arg == "--steps") o.steps = number();
-    else if (arg == "--eval-interval") o.eval_interval = number();
-    else if (arg == "--max-bytes") o.max_bytes = number();
-    else if (arg == "--sample-tokens") o.sample_tokens = number();
-    else if (arg == "--seed") o.seed = static_cast<std::uint64_t>(number());
-    else if (arg.rfind("--", 0) == 0) throw std::runtime_error("unknown option " + arg);
-    else o.path = arg;
+    if (arg == "--steps")
+      o.steps = number();
+    else if (arg == "--eval-interval")
+      o.eval_interval = number();
+    else if (arg == "--max-bytes")
+      o.max_bytes = number();
+    else if (arg == "--sample-tokens")
+      o.sample_tokens = number();
+    else if (arg == "--seed")
+      o.seed = static_cast<std::uint64_t>(number());
+    else if (arg.rfind("--", 0) == 0)
+      throw std::runtime_error("unknown option " + arg);
+    else
+      o.path = arg;
   }
   if (o.steps < 1) throw std::runtime_error("--steps must be at least 1");
   return o;
@@ -108,9 +116,9 @@ int main(int argc, char** argv) {
     auto train_windows = std::make_shared<kiln::TokenWindowDataset>(
         tokens, kiln::TokenWindowOptions{.context = config.context, .end = split, .seed = o.seed});
     auto val_windows = std::make_shared<kiln::TokenWindowDataset>(
-        tokens, kiln::TokenWindowOptions{.context = config.context,
-                                         .begin = split,
-                                         .order = kiln::WindowOrder::strided});
+        tokens,
+        kiln::TokenWindowOptions{
+            .context = config.context, .begin = split, .order = kiln::WindowOrder::strided});
     kiln::DataLoader train(train_windows, {.batch_size = 12, .seed = o.seed});
     // Evaluations read the same 20 batches each time (nanoGPT's eval_iters on a CPU).
     kiln::DataLoader val(val_windows, {.batch_size = 12, .shuffle = true, .seed = o.seed});
@@ -130,11 +138,12 @@ int main(int argc, char** argv) {
 
     std::int64_t parameters = 0;
     for (const kiln::Parameter* p : model.parameters()) parameters += p->value.numel();
-    std::printf("tiny_gpt: gpt:4-4-128-64 (%lld parameters), bytes of %s: %lld to train, %lld to "
-                "validate; %lld steps of batch 12\n",
-                static_cast<long long>(parameters),
-                o.path.empty() ? "the fortunes" : o.path.c_str(), static_cast<long long>(split),
-                static_cast<long long>(tokens->size() - split), static_cast<long long>(o.steps));
+    std::printf(
+        "tiny_gpt: gpt:4-4-128-64 (%lld parameters), bytes of %s: %lld to train, %lld to "
+        "validate; %lld steps of batch 12\n",
+        static_cast<long long>(parameters), o.path.empty() ? "the fortunes" : o.path.c_str(),
+        static_cast<long long>(split), static_cast<long long>(tokens->size() - split),
+        static_cast<long long>(o.steps));
     std::printf("%6s  %10s  %8s\n", "step", "train loss", "val loss");
 
     const auto start = std::chrono::steady_clock::now();
