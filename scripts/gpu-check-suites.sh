@@ -16,7 +16,7 @@ two_gpu_test=NcclCommunicator.TrainingOnEveryGpuFollowsOneGpuAtTheSameGlobalBatc
 # listed too, for a bundle built before it.
 memcheck_suites=(OpParity_Elementwise OpParity_Activation OpParity_Bias OpParity_Reduce
                  OpParity_Softmax OpParity_Metrics OpParity_Normalization OpParity_Dropout
-                 OpParity_Random OpParity_Optimizer CrossEntropyOnTheGpu OptimizerOnTheGpu
+                 OpParity_Random OpParity_Optimizer OpParity_Sequence CrossEntropyOnTheGpu OptimizerOnTheGpu
                  ElementwiseParity ActivationParity BiasParity ReduceParity SoftmaxParity
                  DropoutParity RandomParity OptimizerParity BatchNormParity CopyParity)
 # racecheck: the suites of the kernels that share memory between threads (reductions, softmax,

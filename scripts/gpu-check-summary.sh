@@ -90,13 +90,15 @@ figures() {
         sed 's/^/    /'
     fi
   done
-  # The figures: bench's per-epoch lines, the tables of the MLP benchmark and of compare-pytorch
-  # (shown only where a row of figures came out).
+  # The figures: bench's per-epoch lines, the GPT's GPU-against-CPU losses, the tables of the MLP
+  # benchmark and of compare-pytorch (shown only where a row of figures came out).
   local lines
-  for log in "$logs"/bench-*.log "$logs/gpu-mlp-benchmark.log" "$logs/compare-pytorch.log"; do
+  for log in "$logs"/bench-*.log "$logs/gpt-train.log" "$logs/gpu-mlp-benchmark.log" "$logs/compare-pytorch.log"; do
     [[ -f $log ]] || continue
     if [[ $log == */bench-* ]]; then
       lines=$(grep -E 'per epoch' "$log" | sed 's/^/    /' || true)
+    elif [[ $log == */gpt-train.log ]]; then
+      lines=$(grep -E '^gpt-train: ' "$log" | sed 's/^/    /' || true)
     elif (($(grep -c '^|' "$log" || true) > 2)); then
       lines=$(grep -E '^\||^GPU:|^article|^PyTorch' "$log" || true)
     else

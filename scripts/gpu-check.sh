@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Proves the CUDA backend on a machine with an NVIDIA GPU in at most 8 minutes, most valuable
 # first: every GPU test suite in its own process (op parity; a sticky CUDA error then voids one
-# suite, not the run; a skip fails the check), the article's CPU-vs-GPU table in fp32,
-# compute-sanitizer memcheck over kiln's own kernels and racecheck over those that share memory,
-# data-parallel training (NCCL), a large GEMM-bound MLP step against cuBLAS's own rate, the table
-# in TF32, bf16 and with CUDA graphs, kiln against PyTorch eager, and mpirun with NCCL. Each stage
+# suite, not the run; a skip fails the check), the article's CPU-vs-GPU table in fp32, a small
+# GPT trained on the GPU against the same run on the CPU, compute-sanitizer memcheck over kiln's
+# own kernels and racecheck over those that share memory, data-parallel training (NCCL), a large
+# GEMM-bound MLP step against cuBLAS's own rate, the table in TF32, bf16 and with CUDA graphs,
+# kiln against PyTorch eager, and mpirun with NCCL. Each stage
 # has its own limit (scripts/gpu-check-budget.sh), scaled to KILN_GPU_CHECK_BUDGET seconds
 # (default 480: set it from the lease's time left, docs/gpu-check.md), so a hang costs its stage
 # and a short lease still gives the first verdicts.
@@ -217,6 +218,10 @@ publish gpu-tests
 # epoch), beside the article's own figures
 stage bench-fp32 env "${kiln_env[@]}" "$build/apps/bench" --gpu-only --samples 40000 --precision fp32 \
   --out "$logs/bench-fp32" || true
+
+# --- a small GPT trained 30 steps on the GPU and on the CPU from the same text, the same seed:
+# the loss must fall and the two devices' losses agree (scripts/gpu-check-gpt.sh)
+stage gpt-train env "${kiln_env[@]}" bash scripts/gpu-check-gpt.sh "$build/apps/train" "$logs/gpt-train" || true
 
 # --- compute-sanitizer, one process per suite: memcheck over kiln's own kernels, racecheck over
 # those with shared memory (run_suites says which suites and tests each leaves out, and why).

@@ -21,6 +21,7 @@ packages=(
   python3-venv                                      # tests: the venv of ONNX Runtime and TensorBoard's
                                                     #   reader (scripts/test-venv.sh)
   dataset-fashion-mnist                             # real data, /usr/share/datasets/fashion-mnist
+  fortunes                                          # text, /usr/share/games/fortunes (examples/tiny_gpt)
 )
 
 installed() {

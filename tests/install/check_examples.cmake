@@ -65,6 +65,26 @@ step("run tensor_dataset" ${tensor_dataset_build}/tensor_dataset)
 build_example(custom_layer)  # a layer of its own through the public gradient checker
 step("run custom_layer" ${custom_layer_build}/custom_layer)
 
+# The baby GPT on a slice of the fortunes (scripts/install-deps.sh brings them): 64 KB, 30 steps,
+# a 40-byte sample, a few seconds. The program exits 1 unless the validation loss fell to under
+# 0.8 of the untrained model's; here its output must also show the curve from step 0 to 30 and
+# the sample.
+build_example(tiny_gpt)
+message(STATUS "check_examples: run tiny_gpt")
+execute_process(COMMAND ${tiny_gpt_build}/tiny_gpt --steps 30 --eval-interval 15 --max-bytes 65536
+                        --sample-tokens 40
+                RESULT_VARIABLE rc OUTPUT_VARIABLE tiny_gpt_out ERROR_VARIABLE tiny_gpt_err)
+message(STATUS "${tiny_gpt_out}${tiny_gpt_err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "check_examples: tiny_gpt failed (${rc})")
+endif()
+foreach(expected "\n +0 +- +[0-9.]+\n" "\n +15 +[0-9.]+ +[0-9.]+\n" "\n +30 +[0-9.]+ +[0-9.]+\n"
+                 "validation loss [0-9.]+ after 30 steps" "a sample of 40 bytes[^\n]*:\n.")
+  if(NOT tiny_gpt_out MATCHES "${expected}")
+    message(FATAL_ERROR "check_examples: tiny_gpt's output lacks a line matching '${expected}'")
+  endif()
+endforeach()
+
 if(APP)
   step("run installed app" ${prefix}/${APP} --help)
 endif()
