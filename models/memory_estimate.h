@@ -1,6 +1,7 @@
 // The memory a model takes to train, from its structure: its parameters' bytes, and one batch's
 // activations (each layer's output and the gradient flowing back through it), walking the
-// layers of Sequentials by their output_shape, so nothing is allocated to find out.
+// layers of Sequentials by their output_shape, so nothing is allocated to find out. A Gpt is
+// counted from the buffers its blocks keep, its per-head T x T attention weights among them.
 #pragma once
 
 #include <cstdint>

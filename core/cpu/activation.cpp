@@ -4,11 +4,13 @@
 // (PyTorch's default), written with erfc so that it stays accurate for large negative x; GELU
 // tanh is 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), as PyTorch's
 // approximate='tanh', computed as x sigmoid(2u) (the same function: 1 + tanh(u) = 2 sigmoid(2u)),
-// which does not cancel where tanh(u) nears -1.
+// which does not cancel where tanh(u) nears -1. The tanh GELU (GPT's, on every MLP element) runs
+// chunk by chunk over Eigen's vectorised exp (core/cpu/vector_math.h).
 #include <cmath>
 
 #include "kiln/core/cpu/activation.h"
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/cpu/vector_math.h"
 #include "kiln/core/ops/activation.h"
 
 namespace kiln::cpu {
@@ -26,8 +28,34 @@ constexpr float kSqrt2OverPi = 0.79788456080286536f;  // sqrt(2 / pi)
 constexpr float kGeluCubic = 0.044715f;
 // sigmoid(2u) = (1 + tanh(u)) / 2 with u = sqrt(2/pi) (x + 0.044715 x^3): the tanh GELU's gate.
 // exp overflows to inf for very negative x, giving exactly 0: no NaN.
-inline float gelu_tanh_gate(float x) {
-  return 1.0f / (1.0f + std::exp(-2.0f * kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+// gate[i] = sigmoid(2u) of x[i] for one chunk (count <= kChunk).
+inline void gelu_tanh_gates(Index count, const float* x, float* gate) {
+  const ConstFloatArray v = array_of(x, count);
+  FloatArray g = array_of(gate, count);
+  g = (-2.0f * kSqrt2OverPi) * (v + kGeluCubic * v.cube());
+  exp_into(count, gate, gate);
+  g = (1.0f + g).inverse();
+}
+
+void gelu_tanh_forward(Index n, const float* x, float* y) {
+  for_each_chunk(n, [=](Index begin, Index count) {
+    float gate[kChunk];
+    gelu_tanh_gates(count, x + begin, gate);
+    array_of(y + begin, count) = array_of(x + begin, count) * array_of(gate, count);
+  });
+}
+
+// d/dx [x s(2u)] = s + 2 x s (1 - s) u', u' = sqrt(2/pi) (1 + 3 * 0.044715 x^2).
+void gelu_tanh_backward(Index n, const float* x, const float* dy, float* dx) {
+  for_each_chunk(n, [=](Index begin, Index count) {
+    float gate[kChunk];
+    gelu_tanh_gates(count, x + begin, gate);
+    const ConstFloatArray v = array_of(x + begin, count), s(gate, count);
+    const ConstFloatArray g = array_of(dy + begin, count);
+    // Elementwise: each dx[i] is written after its dy[i] is read, so dx may alias dy.
+    array_of(dx + begin, count) =
+        g * (s + 2.0f * v * s * (1.0f - s) * (kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * v * v)));
+  });
 }
 
 }  // namespace
@@ -45,8 +73,7 @@ void activation_forward(Activation f, Index n, const float* x, float* y, float a
     case Activation::tanh: return for_each_index(n, [=](Index i) { y[i] = std::tanh(x[i]); });
     case Activation::gelu:
       return for_each_index(n, [=](Index i) { y[i] = x[i] * normal_cdf(x[i]); });
-    case Activation::gelu_tanh:
-      return for_each_index(n, [=](Index i) { y[i] = x[i] * gelu_tanh_gate(x[i]); });
+    case Activation::gelu_tanh: return gelu_tanh_forward(n, x, y);
   }
 }
 
@@ -71,13 +98,7 @@ void activation_backward(Activation f, Index n, const float* x, const float* y, 
         const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x[i] * x[i]);
         dx[i] = dy[i] * (normal_cdf(x[i]) + x[i] * pdf);
       });
-    case Activation::gelu_tanh:
-      // d/dx [x s(2u)] = s + 2 x s (1 - s) u', u' = sqrt(2/pi) (1 + 3 * 0.044715 x^2).
-      return for_each_index(n, [=](Index i) {
-        const float v = x[i], s = gelu_tanh_gate(v);
-        const float du = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * v * v);
-        dx[i] = dy[i] * (s + 2.0f * v * s * (1.0f - s) * du);
-      });
+    case Activation::gelu_tanh: return gelu_tanh_backward(n, x, dy, dx);
   }
 }
 

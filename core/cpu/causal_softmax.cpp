@@ -1,10 +1,14 @@
 // CPU reference causal softmax over rows of (T, T) matrices: row r is query i = r mod T, which
-// sees columns j <= i. The scaled row is shifted by its maximum (no overflow), its sum of exps
-// and backward's dot product are taken in double; the masked columns are written as exact zeros.
+// sees columns j <= i. The scaled row is shifted by its maximum (no overflow) and exponentiated
+// once, vectorised (core/cpu/vector_math.h), into the output, which is then divided by the sum;
+// that sum and backward's dot product are taken in double; the masked columns are written as
+// exact zeros.
+#include <algorithm>
 #include <cmath>
 
 #include "kiln/core/cpu/backend.h"
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/cpu/vector_math.h"
 #include "kiln/core/ops/causal_softmax.h"
 
 namespace kiln::cpu {
@@ -19,11 +23,14 @@ void forward(Index rows, Index t, const float* x, float* y, float scale) {
     float* out = y + r * t;
     float m = scale * in[0];
     for (Index j = 1; j < seen; ++j) m = scale * in[j] > m ? scale * in[j] : m;
+    // out may be in: each column is read before it is written.
+    array_of(out, seen) = scale * array_of(in, seen) - m;
+    exp_into(seen, out, out);
     double sum = 0.0;
-    for (Index j = 0; j < seen; ++j) sum += std::exp(static_cast<double>(scale * in[j] - m));
-    for (Index j = 0; j < seen; ++j)
-      out[j] = static_cast<float>(std::exp(static_cast<double>(scale * in[j] - m)) / sum);
-    for (Index j = seen; j < t; ++j) out[j] = 0.0f;
+    for (Index j = 0; j < seen; ++j) sum += static_cast<double>(out[j]);
+    const auto inverse = static_cast<float>(1.0 / sum);
+    array_of(out, seen) *= inverse;
+    std::fill(out + seen, out + t, 0.0f);
   }
 }
 

@@ -1,7 +1,7 @@
 // CPU reference embedding. Forward copies rows after checking every id (an integer in [0, num),
 // else a kiln::Error naming the id and its position). Backward adds dy's rows into dweight in the
-// order of the ids, split over threads by column so that each sum has one owner and one order:
-// the order the CUDA kernel (core/cuda/embedding.cu) keeps, so both give the same bits.
+// order of the ids, split over threads by blocks of columns so that each sum has one owner and one
+// order: the order the CUDA kernel (core/cuda/embedding.cu) keeps, so both give the same bits.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -74,9 +74,19 @@ void backward_kernel(op::EmbeddingBackward& o) {
   const float* dy = o.dy.data<float>();
   float* dw = o.dweight.data<float>();
   const Index dim = o.dim, count = o.count;
+  // By blocks of columns rather than one column at a time: a pass over the ids then reads whole
+  // cache lines of dy instead of one float of each. Each sum keeps its one owner and id order.
+  constexpr Index kColumns = 32;
+  const Index blocks = (dim + kColumns - 1) / kColumns;
 #pragma omp parallel for if (count * dim > kParallelMin) schedule(static)
-  for (Index c = 0; c < dim; ++c)
-    for (Index i = 0; i < count; ++i) dw[rows[static_cast<std::size_t>(i)] * dim + c] += dy[i * dim + c];
+  for (Index block = 0; block < blocks; ++block) {
+    const Index c0 = block * kColumns, width = std::min(kColumns, dim - c0);
+    for (Index i = 0; i < count; ++i) {
+      float* to = dw + rows[static_cast<std::size_t>(i)] * dim + c0;
+      const float* from = dy + i * dim + c0;
+      for (Index c = 0; c < width; ++c) to[c] += from[c];
+    }
+  }
 }
 
 const RegisterKernel<op::EmbeddingForward> kForward(Backend::reference, forward_kernel, "fp32",

@@ -1,5 +1,6 @@
 // The elementwise loop every CPU op runs: f(i) for i in [0, n), split over the OpenMP pool when
-// n is large enough to pay for waking it (kParallelMin elements; below that one thread wins).
+// n is large enough to pay for waking it (kParallelMin elements; below that one thread wins);
+// and its chunked form for bodies that work on whole stretches (Eigen's vectorised arrays).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,22 @@ template <typename F> void for_each_index(std::int64_t n, const F& f) {
     const F body = f;
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) body(i);
+  }
+}
+
+// The stretch for_each_chunk hands its body: a few pages, so that a body's temporaries of one
+// chunk stay in L1 and the chunks still balance over the threads.
+inline constexpr std::int64_t kChunk = 2048;
+
+// f(begin, count) over [0, n) in chunks of kChunk (the last one shorter), split over the pool
+// as for_each_index. Each element is in exactly one chunk, so the result never depends on the
+// thread count.
+template <typename F> void for_each_chunk(std::int64_t n, const F& f) {
+  const std::int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::int64_t begin = c * kChunk;
+    f(begin, n - begin < kChunk ? n - begin : kChunk);
   }
 }
 

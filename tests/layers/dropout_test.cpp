@@ -51,6 +51,16 @@ TEST(Dropout, EvalIsTheIdentityAndExtremesBehave) {
   EXPECT_EQ(dropout.describe(), "Dropout(p=0.9)");
 }
 
+TEST(Dropout, AtZeroPassesTensorsThroughInTrainingAndAdvancesItsGenerator) {
+  const Tensor x = kiln::testing::random_tensor({3, 5}, 8);
+  const Tensor dy = kiln::testing::random_tensor({3, 5}, 9);
+  Dropout none(0.0f, 2);
+  EXPECT_TRUE(none.forward(x).shares_storage_with(x));
+  // The counter moves as a drawn mask would move it, so a checkpoint's state is the same.
+  EXPECT_EQ(none.generator().offset(), 15u);
+  EXPECT_TRUE(none.backward(dy).shares_storage_with(dy));
+}
+
 TEST(Dropout, BackwardMultipliesByTheForwardMask) {
   Dropout dropout(0.4f, 5);
   Tensor x = kiln::testing::random_tensor({4, 9}, 4);
