@@ -51,10 +51,10 @@ struct DataSpecOptions {
   // The share in [0, 1) held out for testing where the source has no test split (0: none;
   // unset: 0.1, every tenth sample). Given for a source with a test split of its own, it is an
   // error rather than ignored.
-  std::optional<double> test_share;
+  std::optional<double> test_share = std::nullopt;
   // A separate test source: all of its samples (or its own test split, if it has one) are the
   // test split, and the main source's samples all train. Empty: none.
-  std::string test_data;
+  std::string test_data = {};
   // tokens: the context length T of each window (the model's context), where the spec gives no
   // :context=T; a spec that gives one must agree. 0: none.
   std::int64_t context = 0;
