@@ -78,6 +78,9 @@ struct TrainerOptions {
   // only rank 0 prints, logs and writes checkpoints. Null: this process alone.
   Communicator* comm = nullptr;
   double bucket_mb = 25;        // gradient all-reduce bucket size
+  // > 0: before each update the gradients are scaled to this global L2 norm at most, as
+  // torch.nn.utils.clip_grad_norm_ (nanoGPT's grad_clip 1.0), after their all-reduce; 0: none.
+  float clip_grad_norm = 0.0f;
   std::int64_t max_steps = 0;   // steps per epoch at most (0: whole epochs)
   // A run counted in steps (fit_steps, as nanoGPT counts max_iters): the training steps in all,
   // crossing the loader's epochs as needed; every eval_interval steps (and after the last) an
