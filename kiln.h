@@ -51,6 +51,7 @@
 #include "kiln/models/generate.h"
 #include "kiln/models/gpt.h"
 #include "kiln/models/gpt_decoder.h"
+#include "kiln/models/gpt_weight_decay.h"
 #include "kiln/models/presets.h"
 #include "kiln/models/residual.h"
 #include "kiln/models/sequential.h"

@@ -123,6 +123,15 @@ KILN_OPT_HD float adam_update(const AdamConfig& c, const AdamScalars& s, float p
   return p - s.step_size * (m / denom);
 }
 
+// The config of a tensor outside the decayed group (adam_step's decayed flag 0): weight decay 0
+// skips the decay term of adam_update entirely, so such a tensor steps exactly as in a PyTorch
+// parameter group of weight_decay 0.
+KILN_OPT_HD AdamConfig config_for_tensor(const AdamConfig& c, bool decayed) {
+  AdamConfig out = c;
+  if (!decayed) out.weight_decay = 0.0f;
+  return out;
+}
+
 // clip_grad_norm_'s factor: max_norm / (norm + 1e-6), clamped above at 1. NaN stays NaN (as
 // torch.clamp leaves it), so a non-finite norm poisons the gradients visibly.
 KILN_OPT_HD float clip_coefficient(float norm_sq, float max_norm) {

@@ -20,6 +20,14 @@ Adam::Adam(std::vector<Parameter*> parameters, float lr, AdamOptions options)
   KILN_CHECK(std::isfinite(o.eps) && o.eps >= 0.0f, "{}: eps must be >= 0, found {}", name, o.eps);
   KILN_CHECK(std::isfinite(o.weight_decay) && o.weight_decay >= 0.0f,
              "{}: weight_decay must be >= 0, found {}", name, o.weight_decay);
+  if (o.decays)
+    for (const Parameter* p : parameters_) decayed_.push_back(o.decays(*p) ? 1 : 0);
+}
+
+std::size_t Adam::decayed_count() const {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) n += decays(i) ? 1 : 0;
+  return n;
 }
 
 AdamConfig Adam::config(float lr) const {
@@ -31,7 +39,7 @@ void Adam::update_from(const StepScalarRows* per_step) {
   prepare(exp_avg_, true);
   prepare(exp_avg_sq_, true);
   adam_step(values_, grads_, exp_avg_.pointers, exp_avg_sq_.pointers, config(lr_), steps_ + 1,
-            per_step, bf16_shadows_);
+            per_step, bf16_shadows_, decayed_);
 }
 
 std::int32_t Adam::step_scalar_width() const { return sizeof(AdamScalars) / sizeof(float); }
@@ -53,9 +61,13 @@ void Adam::load_state(const std::map<std::string, Tensor>& state, std::int64_t s
 }
 
 std::string Adam::describe() const {
-  return fmt::format("{}(lr={}, betas=({}, {}), eps={}, weight_decay={})",
+  const std::string groups =
+      decayed_.empty() ? std::string()
+                       : fmt::format(" on {} of {} parameters, 0 on the rest", decayed_count(),
+                                     parameters_.size());
+  return fmt::format("{}(lr={}, betas=({}, {}), eps={}, weight_decay={}{})",
                      options_.decoupled ? "AdamW" : "Adam", lr_, options_.beta1, options_.beta2,
-                     options_.eps, options_.weight_decay);
+                     options_.eps, options_.weight_decay, groups);
 }
 
 AdamW::AdamW(std::vector<Parameter*> parameters, float lr, float weight_decay, AdamOptions options)

@@ -7,7 +7,13 @@
 //   p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
 // The moments are allocated on the parameters' device at the first step; on a GPU a step is one
 // fused launch per 64 parameters (adam_step in core/ops.h).
+// Parameter groups: AdamOptions::decays picks the parameters weight_decay applies to; the others
+// step with weight decay 0, as the second of PyTorch's two param_groups in nanoGPT's
+// configure_optimizers (models/gpt_weight_decay.h has the GPT rule). Still one fused update.
 #pragma once
+
+#include <cstdint>
+#include <functional>
 
 #include "kiln/optim/recordable_optimizer.h"
 
@@ -19,6 +25,8 @@ struct AdamOptions {
   float eps = 1e-8f;
   float weight_decay = 0.0f;
   bool decoupled = false;  // true: AdamW's decoupled weight decay
+  // True for the parameters weight_decay applies to; empty: every parameter (one group).
+  std::function<bool(const Parameter&)> decays;
 };
 
 class Adam : public RecordableOptimizer {
@@ -32,6 +40,9 @@ class Adam : public RecordableOptimizer {
   void load_state(const std::map<std::string, Tensor>& state, std::int64_t steps) override;
   std::string describe() const override;
   const AdamOptions& options() const { return options_; }
+  // Whether parameter i (of parameters()) takes weight_decay, and how many do.
+  bool decays(std::size_t i) const { return decayed_.empty() || decayed_[i] != 0; }
+  std::size_t decayed_count() const;
 
  private:
   void update_from(const StepScalarRows* per_step) override;
@@ -41,6 +52,7 @@ class Adam : public RecordableOptimizer {
   StateSlots exp_avg_{"exp_avg", {}, {}};
   StateSlots exp_avg_sq_{"exp_avg_sq", {}, {}};
   std::vector<Tensor*> bf16_shadows_;  // rewritten in the update's pass (layers/bf16_shadow.h)
+  std::vector<std::uint8_t> decayed_;  // per parameter, 1: decayed; empty: all (no groups)
 };
 
 // AdamW: Adam with decoupled weight decay, PyTorch's default weight_decay of 0.01.

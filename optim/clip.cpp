@@ -21,16 +21,22 @@ std::vector<Tensor*> gradients(const std::vector<Parameter*>& parameters, const 
 }  // namespace
 
 Tensor clip_grad_norm(const std::vector<Parameter*>& parameters, float max_norm) {
+  const Device device = parameters.empty() || parameters[0] == nullptr
+                            ? Device::cpu()
+                            : parameters[0]->grad.device();
+  Tensor total = Tensor::empty(Shape{1}, DType::f32, device);
+  clip_grad_norm(parameters, max_norm, total);
+  return total;
+}
+
+void clip_grad_norm(const std::vector<Parameter*>& parameters, float max_norm, Tensor& norm) {
   KILN_CHECK(std::isfinite(max_norm) && max_norm > 0.0f,
              "clip_grad_norm: max_norm must be a finite value > 0, found {}", max_norm);
   const std::vector<Tensor*> grads = gradients(parameters, "clip_grad_norm");
-  const Device device = grads.empty() ? Device::cpu() : grads[0]->device();
   // One (1) tensor holds the squared norm, then (overwritten after the scaling) the norm.
-  Tensor total = Tensor::empty(Shape{1}, DType::f32, device);
   const std::vector<const Tensor*> read(grads.begin(), grads.end());
-  multi_sum_squares(read, total);
-  clip_by_global_norm(grads, total, max_norm, &total);
-  return total;
+  multi_sum_squares(read, norm);
+  clip_by_global_norm(grads, norm, max_norm, &norm);
 }
 
 void clip_grad_value(const std::vector<Parameter*>& parameters, float clip) {

@@ -13,6 +13,9 @@ namespace kiln {
 // 1e-6)). Returns total as a (1) tensor on the gradients' device (read it with item() only when
 // needed: that waits for the GPU). A non-finite total makes the gradients NaN, as in PyTorch.
 Tensor clip_grad_norm(const std::vector<Parameter*>& parameters, float max_norm);
+// The same, writing total into `norm`, a (1) float32 tensor on the gradients' device: a training
+// loop keeps one, so that a step allocates nothing (and a CUDA graph can record the clipping).
+void clip_grad_norm(const std::vector<Parameter*>& parameters, float max_norm, Tensor& norm);
 
 // Every gradient element clamped to [-clip, clip].
 void clip_grad_value(const std::vector<Parameter*>& parameters, float clip);

@@ -22,6 +22,12 @@ sample, so its epoch is 90 % of --samples.
 
 PyTorch is optional: where `import torch` fails the script says so and prints kiln's column alone.
 Usage: scripts/compare-pytorch.py --device cpu --batch-sizes 64 256 1024 --samples 12800
+
+--model gpt is another comparison, of numbers rather than speed (scripts/compare_pytorch_gpt.py,
+its own flags: --steps, --gpt, --batch, ...): kiln's GPT and PyTorch's from the same weights on the
+same windows, 5 AdamW steps tensor by tensor against float64, then the validation loss after
+nanoGPT's baby-GPT recipe. Needs torch, numpy and safetensors, and Debian's fortunes.
+Usage: scripts/compare-pytorch.py --model gpt --build build [--steps 2000]
 """
 import argparse
 import json
@@ -123,6 +129,11 @@ def torch_samples_per_s(torch, args, device, batch):
 
 
 def main():
+    if "--model=gpt" in sys.argv or (
+            "--model" in sys.argv and sys.argv[sys.argv.index("--model") + 1:][:1] == ["gpt"]):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import compare_pytorch_gpt
+        sys.exit(compare_pytorch_gpt.main([a for a in sys.argv[1:] if a != "--model=gpt"]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu", help="cpu or gpu")
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 256, 1024])

@@ -27,6 +27,10 @@ void check_settings(const std::string& name, const OptimizerSettings& s) {
              "OptimizerSettings::weight_decay must be >= 0, found {}", s.weight_decay);
   const OptimizerSettings defaults;
   if (is_sgd(name)) {
+    KILN_CHECK(!s.decays,
+               "OptimizerSettings::decays (weight-decay groups) sets Adam and AdamW, not optimizer "
+               "{}, whose weight decay applies to every parameter",
+               name);
     KILN_CHECK(s.beta1 == defaults.beta1 && s.beta2 == defaults.beta2 && s.eps == defaults.eps,
                "OptimizerSettings::beta1, OptimizerSettings::beta2 and OptimizerSettings::eps set Adam "
                "and AdamW, not optimizer {} (which takes OptimizerSettings::momentum and "
@@ -61,6 +65,7 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& name,
                                  SgdOptions{momentum, 0.0f, settings.weight_decay, nesterov});
   }
   AdamOptions options{settings.beta1, settings.beta2, settings.eps, settings.weight_decay};
+  options.decays = settings.decays;
   if (name == "adam") return std::make_unique<Adam>(std::move(parameters), lr, options);
   return std::make_unique<AdamW>(std::move(parameters), lr, settings.weight_decay, options);
 }

@@ -6,6 +6,7 @@
 // trains bit for bit as before the settings existed.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,9 @@ struct OptimizerSettings {
   float beta2 = 0.999f;   // in [0, 1)
   float eps = 1e-8f;      // > 0
   float weight_decay = 0.0f;
+  // Adam and AdamW: the parameters weight_decay applies to (AdamOptions::decays; GPT recipes'
+  // groups: models/gpt_weight_decay.h); empty: every parameter.
+  std::function<bool(const Parameter&)> decays;
 };
 
 // Throws kiln::Error listing the accepted names when `name` is not one of them, for a setting

@@ -12,6 +12,7 @@
 #include "kiln/core/stream.h"
 #include "kiln/distributed/data_parallel.h"
 #include "kiln/layers/gradient_ready_hook.h"
+#include "kiln/optim/clip.h"
 
 namespace kiln {
 
@@ -84,6 +85,12 @@ Tensor StepRunner::forward_backward(const Tensor& batch_x, const Tensor& y, bool
   return mean_loss;
 }
 
+void StepRunner::clip_gradients() {
+  if (options_.clip_grad_norm <= 0.0f) return;
+  if (!grad_norm_.defined()) grad_norm_ = Tensor::empty(Shape{1}, DType::f32, device_);
+  clip_grad_norm(optimizer_.parameters(), options_.clip_grad_norm, grad_norm_);
+}
+
 Tensor StepRunner::eager_step(const Batch& batch) {
   const Tensor mean_loss = forward_backward(batch.x, batch.y, true);
   if (reducer_) {  // on a GPU this times only the wait for what backward did not hide
@@ -92,6 +99,7 @@ Tensor StepRunner::eager_step(const Batch& batch) {
     profiler_.stop(Stage::allreduce);
   }
   profiler_.start(Stage::optimizer);
+  clip_gradients();
   optimizer_.step();
   profiler_.stop(Stage::optimizer);
   return mean_loss;
@@ -111,6 +119,7 @@ Tensor StepRunner::graphed_step(const Batch& batch, const LrSchedule& schedule,
     try {
       g.graph.capture(device_, [&] {
         g.loss = forward_backward(g.x, g.y, false);
+        clip_gradients();  // its norm tensor was made by the eager step before the recording
         optimizer.record_step(g.scalars.rows());
       });
     } catch (const Error& e) {

@@ -30,6 +30,7 @@ struct StepRunnerOptions {
   bool cuda_graph = false;
   double bucket_mb = 25;        // gradient all-reduce bucket size
   std::ostream* out = nullptr;  // where the all-reduce line goes (rank 0's), or null
+  float clip_grad_norm = 0.0f;  // TrainerOptions::clip_grad_norm
 };
 
 class StepRunner {
@@ -57,6 +58,8 @@ class StepRunner {
  private:
   Tensor forward_backward(const Tensor& batch_x, const Tensor& y, bool eager);
   Tensor eager_step(const Batch& batch);
+  // The gradients scaled to options_.clip_grad_norm at most (after their all-reduce); no-op at 0.
+  void clip_gradients();
   Tensor graphed_step(const Batch& batch, const LrSchedule& schedule, std::int64_t global_step,
                       std::int64_t steps_left);
 
@@ -71,6 +74,7 @@ class StepRunner {
   std::unique_ptr<GradientReducer> reducer_;  // data-parallel runs only
   bool replicas_ready_ = false;               // weights broadcast, reducer wired
   std::unique_ptr<GraphedStep> graphed_;      // cuda_graph only
+  Tensor grad_norm_;                          // clip_gradients' (1) norm, made at its first use
 };
 
 }  // namespace kiln

@@ -6,6 +6,7 @@
 #include "kiln/training/trainer.h"
 
 #include <chrono>
+#include <cmath>
 #include <ostream>
 #include <thread>
 
@@ -123,7 +124,7 @@ struct Trainer::Impl {
         device(comm.device().is_cuda() ? comm.device() : o.device),
         schedule(constant_lr(opt.lr())),
         runner(m, opt, l, comm, device,
-               {o.input_shape, o.cuda_graph, o.bucket_mb, root ? o.out : nullptr}) {}
+               {o.input_shape, o.cuda_graph, o.bucket_mb, root ? o.out : nullptr, o.clip_grad_norm}) {}
 
   std::ostream* out() const { return root ? o.out : nullptr; }
   const SettingWords& words() const { return o.setting_words ? *o.setting_words : api_setting_words(); }
@@ -351,6 +352,9 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
   KILN_CHECK(o.keep_checkpoints >= 1, "TrainerOptions::keep_checkpoints must be at least 1, found {}", o.keep_checkpoints);
   KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576, "TrainerOptions::bucket_mb must be in (0, 1048576] MiB, found {}",
              o.bucket_mb);
+  KILN_CHECK(std::isfinite(o.clip_grad_norm) && o.clip_grad_norm >= 0.0f,
+             "TrainerOptions::clip_grad_norm must be a finite value >= 0 (0: no clipping), found {}",
+             o.clip_grad_norm);
   KILN_CHECK(o.max_steps >= 0, "TrainerOptions::max_steps must be >= 0 (0: whole epochs), found {}", o.max_steps);
   KILN_CHECK(o.steps >= 0 && o.eval_interval >= 0 && o.eval_iters >= 0,
              "TrainerOptions::steps ({}), eval_interval ({}) and eval_iters ({}) must be >= 0", o.steps,

@@ -79,6 +79,9 @@ struct TrainerOptions {
   // only rank 0 prints, logs and writes checkpoints. Null: this process alone.
   Communicator* comm = nullptr;
   double bucket_mb = 25;        // gradient all-reduce bucket size
+  // > 0: before each update the gradients are scaled to this global L2 norm at most, as
+  // torch.nn.utils.clip_grad_norm_ (nanoGPT's grad_clip 1.0), after their all-reduce; 0: none.
+  float clip_grad_norm = 0.0f;
   std::int64_t max_steps = 0;   // steps per epoch at most (0: whole epochs)
   // Set: the first fit() or fit_steps() begins by trying the training loader's settings (workers;
   // pinned slots on a GPU when asked) and keeps the fastest (data/loader_tuning.h, tune_loader

@@ -72,6 +72,7 @@ constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
     {"OptimizerSettings::beta2", "--beta2"},
     {"OptimizerSettings::eps", "--eps"},
     {"OptimizerSettings::weight_decay", "--weight-decay"},
+    {"TrainerOptions::clip_grad_norm", "--clip-grad-norm"},
     {"not optimizer ", "not --optimizer "},
     {"NCCL communicators (make_nccl_communicators, or make_nccl_communicator under MPI)",
      "NCCL communicators (--gpus, or --device=gpu under mpirun)"},

@@ -42,7 +42,14 @@ void add_options(CLI::App& app, kiln::TrainOptions& o, std::string& workers) {
   app.add_option("--batch-size", o.batch_size, "samples per step")->capture_default_str();
   app.add_option("--lr", o.lr, "base learning rate")->capture_default_str();
   app.add_option("--optimizer", o.optimizer, "sgd, momentum, nesterov, adam or adamw")->capture_default_str();
-  app.add_option("--weight-decay", o.weight_decay, "weight decay")->capture_default_str();
+  app.add_option("--weight-decay", o.weight_decay,
+                 "weight decay (default: 0.1 for gpt: models under adamw, as nanoGPT; else 0)");
+  app.add_flag("--no-weight-decay-groups{false}", o.weight_decay_groups,
+               "gpt: models under adam/adamw: decay every parameter, not only the matrices");
+  app.add_option("--clip-grad-norm", o.clip_grad_norm,
+                 "scale the gradients to this global L2 norm at most before each update (0: off; "
+                 "nanoGPT: 1)")
+      ->capture_default_str();
   app.add_option("--momentum", o.momentum,
                  "SGD momentum in [0, 1) (default: 0.9 for momentum and nesterov, 0 for sgd)");
   app.add_flag("--nesterov", o.nesterov, "Nesterov momentum for --optimizer sgd or momentum");

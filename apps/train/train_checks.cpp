@@ -1,6 +1,8 @@
 // Checks before training (training/train_checks.h).
 #include "kiln/apps/train/train_checks.h"
 
+#include "kiln/apps/train/weight_decay_groups.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -47,7 +49,7 @@ RunDescription run_description(const TrainOptions& o) {
   run.batch_size = o.batch_size;
   run.samples = o.samples;
   run.lr = o.lr;
-  run.weight_decay = o.weight_decay;
+  run.weight_decay = effective_weight_decay(o);
   if (o.optimizer == "adam" || o.optimizer == "adamw") {
     run.beta1 = o.beta1;
     run.beta2 = o.beta2;
@@ -71,7 +73,7 @@ std::map<std::string, std::string> legacy_run_settings(const TrainOptions& o) {
                                               {"--batch-size", std::to_string(o.batch_size)},
                                               {"--optimizer", o.optimizer},
                                               {"--lr", fmt::format("{}", o.lr)},
-                                              {"--weight-decay", fmt::format("{}", o.weight_decay)},
+                                              {"--weight-decay", fmt::format("{}", effective_weight_decay(o))},
                                               {"--schedule", o.schedule},
                                               {"--seed", std::to_string(o.seed)},
                                               {"--no-shuffle", o.shuffle ? "off" : "on"},

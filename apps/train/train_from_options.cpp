@@ -23,6 +23,7 @@
 #include "kiln/apps/train/file_checks.h"
 #include "kiln/apps/train/train_checks.h"
 #include "kiln/apps/train/train_options.h"
+#include "kiln/apps/train/weight_decay_groups.h"
 #include "kiln/apps/train/workers_flag.h"
 #include "kiln/training/run_report.h"
 #include "kiln/training/tensorboard_logger.h"
@@ -46,8 +47,8 @@ void check_options(const TrainOptions& o) {
   check_data_loader_options({.batch_size = o.batch_size, .num_workers = o.workers});
   KILN_CHECK(o.threads >= 0 && o.threads <= max_cpu_threads(),
              "--threads must be in [0, {}] (0: all cores), found {}", max_cpu_threads(), o.threads);
-  KILN_CHECK(o.weight_decay >= 0.0f && std::isfinite(o.weight_decay),
-             "--weight-decay must be >= 0, found {}", o.weight_decay);
+  KILN_CHECK(!o.weight_decay || (*o.weight_decay >= 0.0f && std::isfinite(*o.weight_decay)),
+             "--weight-decay must be >= 0, found {}", o.weight_decay.value_or(0.0f));
   // --bucket-mb, --keep-checkpoints, --precision and --cuda-graph: the Trainer checks them.
   KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
   KILN_CHECK(o.tensorboard_histograms == 0 || !o.tensorboard_dir.empty(),
@@ -57,7 +58,8 @@ void check_options(const TrainOptions& o) {
 }
 
 void print_header(const TrainOptions& o, std::ostream& out, Device device, const DataSplits& data,
-                  const Module& net, Communicator& comm, const DataLoader& train) {
+                  const Module& net, Communicator& comm, const DataLoader& train,
+                  const Optimizer& optimizer) {
   out << fmt::format("kiln train: {} on {} ({}), {}\n", o.model, device.str(), device_name(device),
                      data.train->describe());
   out << fmt::format("  test: {}\n", data.test ? data.test->describe() : "none (--test-share 0): nothing is evaluated");
@@ -65,6 +67,7 @@ void print_header(const TrainOptions& o, std::ostream& out, Device device, const
                      net.parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule,
                      o.workers_auto ? std::string("auto") : std::to_string(o.workers),
                      o.pin_memory ? " pinned" : "", num_threads(), o.precision);
+  out << weight_decay_line(o, optimizer);
   if (device.is_cpu()) out << fmt::format("  CPU compute: {}\n", cpu_compute_description());
   if (device.is_cpu() && parse_matmul_precision(o.precision) == MatmulPrecision::bf16 && !cpu_has_bf16_instructions())
     out << "  bf16 on this CPU: inputs rounded to bf16 as on one with bf16 instructions, but no faster "
@@ -141,6 +144,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   t.out = o.quiet ? nullptr : &out;
   t.comm = &comm;
   t.bucket_mb = o.bucket_mb;
+  t.clip_grad_norm = o.clip_grad_norm;
   t.max_steps = o.max_steps;
   t.loader_tuning = loader_tuning_of(o, device);
   t.steps = o.steps;
@@ -156,8 +160,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   const bool sequence_labels = data.train->has_class_labels() && data.train->target_shape().rank() >= 1;
   const std::unique_ptr<Loss> loss = make_loss(o.loss, sequence_labels);
   check_loss_fits_targets(*loss, data.train->has_class_labels(), data.train->describe());
-  const OptimizerSettings optimizer_settings{o.momentum, o.nesterov, o.beta1,
-                                             o.beta2,    o.eps,      o.weight_decay};
+  OptimizerSettings optimizer_settings{o.momentum, o.nesterov, o.beta1,
+                                       o.beta2,    o.eps,      effective_weight_decay(o), {}};
   // Refused with the figures before seconds of allocation, when it cannot fit (a batch larger
   // than the data is check_batch_fits' to refuse, below).
   check_model_fits(o.model, data.train->sample_shape(), output_width(*data.train),
@@ -187,6 +191,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   std::unique_ptr<DataLoader> test_loader;  // none without a test split (--test-share 0)
   if (data.test) test_loader = std::make_unique<DataLoader>(evaluation_shard(data.test, comm.rank(), world), lo);
 
+  optimizer_settings.decays = weight_decay_groups(o, *model.net);
   const std::unique_ptr<Optimizer> optimizer =
       make_optimizer(o.optimizer, model.net->parameters(), o.lr, optimizer_settings);
   const std::vector<std::shared_ptr<TrainingObserver>> outputs = run_outputs(o, *model.net);
@@ -200,7 +205,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
                "--resume: '{}' holds no checkpoint (no latest, no state.json); to start fresh, run "
                "without --resume",
                o.checkpoint_dir);
-  if (!o.quiet) print_header(o, out, device, data, *model.net, comm, train_loader);
+  if (!o.quiet) print_header(o, out, device, data, *model.net, comm, train_loader, *optimizer);
 
   DataLoader* test = o.evaluate ? test_loader.get() : nullptr;
   const FitResult fit = o.steps > 0 ? trainer.fit_steps(train_loader, test) : trainer.fit(train_loader, o.epochs, test);

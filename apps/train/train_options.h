@@ -28,7 +28,11 @@ struct TrainOptions {
   std::int64_t batch_size = 128;
   float lr = 0.05f;
   std::string optimizer = "momentum";  // sgd | momentum | nesterov | adam | adamw
-  float weight_decay = 0.0f;
+  // Unset: 0.1 (nanoGPT's) for gpt: under adamw, else 0. For gpt: under adam and adamw it
+  // applies to the matrices alone unless weight_decay_groups is false (weight_decay_groups.h).
+  std::optional<float> weight_decay;
+  bool weight_decay_groups = true;
+  float clip_grad_norm = 0.0f;  // TrainerOptions::clip_grad_norm (0: no clipping)
   // The optimizer's settings (spec/optimizer_spec.h): momentum unset is the optimizer's own
   // (0.9; 0 for sgd); the rest default to PyTorch's.
   std::optional<float> momentum;

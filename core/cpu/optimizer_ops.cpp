@@ -67,11 +67,13 @@ void sgd_step(int count, const Index* sizes, float* const* params, const float* 
 }
 
 void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
-               float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& c,
-               const AdamScalars& s, std::uint16_t* const* bf16_copies) {
+               float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& config,
+               const AdamScalars& s, std::uint16_t* const* bf16_copies,
+               const std::uint8_t* decayed) {
   for (int t = 0; t < count; ++t) {
     float *p = params[t], *m = exp_avg[t], *v = exp_avg_sq[t];
     const float* g = grads[t];
+    const AdamConfig c = config_for_tensor(config, decayed == nullptr || decayed[t] != 0);
     update_each(sizes[t], p, copy_of(bf16_copies, t), [=](Index i) {
       float mi = m[i], vi = v[i];
       const float out = adam_update(c, s, p[i], g[i], mi, vi);
@@ -134,7 +136,7 @@ void adam_kernel(op::AdamStep& o) {
       o.rows.rows != nullptr ? adam_scalars_from_row(current_row(o.rows)) : o.scalars;
   const op::TensorLists& l = o.lists;
   adam_step(l.count, l.sizes.data(), l.a.data(), l.b.data(), l.c.data(), l.d.data(), o.config,
-            scalars, copies_or_null(o.copies));
+            scalars, copies_or_null(o.copies), o.decayed.empty() ? nullptr : o.decayed.data());
   if (o.rows.rows != nullptr) ++*o.rows.cursor;
 }
 

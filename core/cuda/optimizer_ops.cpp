@@ -18,7 +18,8 @@ void sgd_kernel(op::SgdStep& o) {
 void adam_kernel(op::AdamStep& o) {
   const op::TensorLists& l = o.lists;
   adam_step(l.count, l.sizes.data(), l.a.data(), l.b.data(), l.c.data(), l.d.data(), o.config,
-            o.scalars, o.rows, detail::prepare_cuda(o.device()));
+            o.scalars, o.rows, o.decayed.empty() ? nullptr : o.decayed.data(),
+            detail::prepare_cuda(o.device()));
 }
 
 void sum_squares_kernel(op::MultiSumSquares& o) {

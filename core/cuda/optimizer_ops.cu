@@ -64,6 +64,7 @@ struct AdamArgs {
   const float* grad[kMaxTensors];
   float* exp_avg[kMaxTensors];
   float* exp_avg_sq[kMaxTensors];
+  bool decayed[kMaxTensors];  // false: this tensor's weight decay is 0
 };
 struct ReadArgs {
   Chunks chunks;
@@ -131,9 +132,10 @@ __global__ void __launch_bounds__(kThreads)
   const float* g = a.grad[w.tensor];
   float* m = a.exp_avg[w.tensor];
   float* v = a.exp_avg_sq[w.tensor];
+  const AdamConfig ct = config_for_tensor(c, a.decayed[w.tensor]);
   for (Index i = w.begin + threadIdx.x; i < w.end; i += kThreads) {
     float mi = m[i], vi = v[i];
-    p[i] = adam_update(c, s, p[i], g[i], mi, vi);
+    p[i] = adam_update(ct, s, p[i], g[i], mi, vi);
     m[i] = mi;
     v[i] = vi;
   }
@@ -214,7 +216,8 @@ void sgd_step(int count, const Index* sizes, float* const* params, const float* 
 
 void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
                float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& c,
-               const AdamScalars& s, const StepRowsOnDevice& per_step, cudaStream_t stream) {
+               const AdamScalars& s, const StepRowsOnDevice& per_step,
+               const std::uint8_t* decayed, cudaStream_t stream) {
   multi_tensor_apply<AdamArgs>(
       count, sizes,
       [&](AdamArgs& a, int slot, int t) {
@@ -222,6 +225,7 @@ void adam_step(int count, const Index* sizes, float* const* params, const float*
         a.grad[slot] = grads[t];
         a.exp_avg[slot] = exp_avg[t];
         a.exp_avg_sq[slot] = exp_avg_sq[t];
+        a.decayed[slot] = decayed == nullptr || decayed[t] != 0;
       },
       [&](const AdamArgs& a, Index blocks, Index) {
         adam_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, c, s, per_step);

@@ -158,6 +158,9 @@ void AdamStep::check() {
   lists.d = pointers(op, "exp_avg_sq", exp_avg_sq, "params", params);
   lists.sizes = sizes_of(params);
   lists.count = count_of(params.size());
+  KILN_CHECK(decayed.empty() || decayed.size() == params.size(),
+             "{}: {} weight-decay flags for {} parameters; pass one per parameter, or none", op,
+             decayed.size(), params.size());
   scalars = adam_scalars(config, step);
   rows = step_rows(op, per_step, sizeof(AdamScalars) / sizeof(float), device());
   copies = bf16_pointers(op, bf16_copies, params);
@@ -204,8 +207,8 @@ void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> gr
 void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
                std::span<Tensor* const> exp_avg, std::span<Tensor* const> exp_avg_sq,
                const AdamConfig& config, std::int64_t step, const StepScalarRows* per_step,
-               std::span<Tensor* const> bf16_copies) {
-  op::AdamStep o{params, grads, exp_avg, exp_avg_sq, config, step, per_step, bf16_copies};
+               std::span<Tensor* const> bf16_copies, std::span<const std::uint8_t> decayed) {
+  op::AdamStep o{params, grads, exp_avg, exp_avg_sq, config, step, per_step, bf16_copies, decayed};
   if (params.empty()) return o.check_config();
   run(std::move(o));
 }

@@ -33,11 +33,14 @@ void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> gr
               std::span<Tensor* const> momentum_buffers, const SgdConfig& config, bool first_step,
               const StepScalarRows* per_step = nullptr, std::span<Tensor* const> bf16_copies = {});
 // params, grads, exp_avg, exp_avg_sq -> one torch.optim.Adam / AdamW step; step counts from 1
-// (the first update) for the bias corrections; the moments start at zero.
+// (the first update) for the bias corrections; the moments start at zero. decayed: empty (every
+// tensor takes config.weight_decay), or one flag per tensor: 0 updates that tensor with weight
+// decay 0, as a PyTorch parameter group of weight_decay 0 would (two groups in one launch).
 void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
                std::span<Tensor* const> exp_avg, std::span<Tensor* const> exp_avg_sq,
                const AdamConfig& config, std::int64_t step,
-               const StepScalarRows* per_step = nullptr, std::span<Tensor* const> bf16_copies = {});
+               const StepScalarRows* per_step = nullptr, std::span<Tensor* const> bf16_copies = {},
+               std::span<const std::uint8_t> decayed = {});
 // tensors -> out: (1) = sum of squares of every element of every tensor, accumulated in double
 // in an order fixed by the sizes alone (no atomics), so repeated calls give the same bits.
 void multi_sum_squares(std::span<const Tensor* const> tensors, Tensor& out);
@@ -88,6 +91,7 @@ struct AdamStep {
   std::int64_t step;
   const StepScalarRows* per_step;
   std::span<Tensor* const> bf16_copies;
+  std::span<const std::uint8_t> decayed;  // empty: all
   TensorLists lists;  // a: params, b: grads, c: exp_avg, d: exp_avg_sq
   AdamScalars scalars;
   StepRowsOnDevice rows;

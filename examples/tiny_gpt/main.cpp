@@ -1,8 +1,8 @@
 // tiny_gpt: nanoGPT's "baby GPT" (4 layers, 4 heads, width 128, context 64) trained byte by byte
 // on the fortunes of Debian's `fortunes` package (or a text file given), with nanoGPT's recipe
-// for it: batch 12, AdamW at 1e-3 (betas 0.9, 0.99, weight decay 0.1), a linear warm-up over the
-// first 5 % of the steps, then cosine decay to 1e-4; 2000 steps by default. The last 10 % of the
-// text validates. Prints the loss curve's points (step, train loss, validation loss) and a
+// for it: batch 12, AdamW at 1e-3 (betas 0.9, 0.99, weight decay 0.1 on the matrices), gradients
+// clipped to a global norm of 1, a linear warm-up over the first 5 % of the steps, then cosine
+// decay to 1e-4; 2000 steps by default. The last 10 % of the text validates. Prints the loss curve's points (step, train loss, validation loss) and a
 // sample of generated text (kiln::generate, nanoGPT's sample.py settings: temperature 0.8, top-k
 // 200, from a newline). Exits 1 unless the validation loss fell to under 0.8 of the untrained
 // model's and the sample holds the tokens asked for.
@@ -126,12 +126,15 @@ int main(int argc, char** argv) {
 
     kiln::Generator gen(o.seed);
     kiln::Gpt model(config, gen);
-    kiln::AdamW optimizer(model.parameters(), 1e-3f, 0.1f, {.beta1 = 0.9f, .beta2 = 0.99f});
+    // Weight decay on the linear layers' matrices only (models/gpt_weight_decay.h).
+    kiln::AdamW optimizer(model.parameters(), 1e-3f, 0.1f,
+                          {.beta1 = 0.9f, .beta2 = 0.99f, .decays = kiln::gpt_weight_decay_groups(model)});
     kiln::SequenceCrossEntropyLoss loss;
     kiln::TrainerOptions trainer_options;
     trainer_options.steps = o.steps;
     trainer_options.eval_interval = o.eval_interval;
     trainer_options.eval_iters = eval_iters;
+    trainer_options.clip_grad_norm = 1.0f;  // nanoGPT's grad_clip
     trainer_options.vocabulary = tokens->vocabulary();
     kiln::Trainer trainer(model, optimizer, loss, trainer_options);
     trainer.set_schedule(nanogpt_schedule(1e-3f, o.steps));

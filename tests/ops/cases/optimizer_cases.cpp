@@ -1,8 +1,8 @@
 // Cases of the multi-tensor optimizer ops over lists at odd sizes (1 .. 70000: one and many
 // chunks per tensor) and 150 tensors (several launches of 64, empty tensors among them): SGD
 // plain, with momentum, Nesterov, dampening and weight decay, Adam and AdamW over several steps
-// (parameters and state compared), per-step scalar rows with their cursor, the global sum of
-// squares (and of no elements), clipping by the global norm (clipped and left alone, with and
+// (parameters and state compared), AdamW with two weight-decay groups, per-step scalar rows with
+// their cursor, the global sum of squares (and of no elements), clipping by the global norm (clipped and left alone, with and
 // without the norm written back) and clamping with NaN kept.
 #include <cmath>
 #include <limits>
@@ -69,8 +69,9 @@ OpCase sgd_case(std::string what, std::vector<std::int64_t> sizes, SgdConfig con
       kUpdate};
 }
 
+// decayed: empty, or a weight-decay flag per tensor (two parameter groups in one launch).
 OpCase adam_case(std::string what, std::vector<std::int64_t> sizes, AdamConfig config, int steps,
-                 bool per_step = false) {
+                 bool per_step = false, std::vector<std::uint8_t> decayed = {}) {
   return {"adam_step", "Optimizer", std::move(what),
           [=](Device d) -> Outputs {
             List params(sizes, 4100, d);
@@ -87,7 +88,7 @@ OpCase adam_case(std::string what, std::vector<std::int64_t> sizes, AdamConfig c
             for (int step = 0; step < steps; ++step) {
               const List grads(sizes, 6100 + 100 * static_cast<std::uint32_t>(step), d);
               adam_step(params.pointers, grads.constant(), m.pointers, v.pointers, config, step + 1,
-                        per_step ? &scalars : nullptr);
+                        per_step ? &scalars : nullptr, {}, decayed);
             }
             Outputs out;
             params.add_to(out, "param");
@@ -121,6 +122,14 @@ std::vector<OpCase> cases() {
   out.push_back(adam_case("adamw, 150 tensors", many_sizes(),
                           {.lr = 0.01f, .weight_decay = 0.01f, .decoupled = true}, 3));
   out.push_back(adam_case("adam, per-step rows", kSizes, {.lr = 0.01f}, 3, true));
+  // Groups: every other tensor undecayed; across launches of 64 and with the per-step rows.
+  std::vector<std::uint8_t> alternate(many_sizes().size());
+  for (std::size_t i = 0; i < alternate.size(); ++i) alternate[i] = i % 2;
+  out.push_back(adam_case("adamw, two groups, 150 tensors", many_sizes(),
+                          {.lr = 0.05f, .weight_decay = 0.1f, .decoupled = true}, 3, false, alternate));
+  out.push_back(adam_case("adamw, two groups, per-step rows", kSizes,
+                          {.lr = 0.05f, .weight_decay = 0.1f, .decoupled = true}, 3, true,
+                          {1, 0, 0, 1, 0, 1}));
 
   for (const auto& [what, sizes] :
        {std::pair{std::string("odd sizes"), kSizes},
