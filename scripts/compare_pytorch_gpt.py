@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+from torch_gpt import torch_gpt  # scripts/torch_gpt.py, beside this file
+
 FORTUNES = "/usr/share/games/fortunes"
 MASK32 = 0xFFFFFFFF
 
@@ -63,63 +65,6 @@ def fortunes_text():
     if not names:
         sys.exit(f"compare-pytorch: no fortunes in {FORTUNES}; run scripts/install-deps.sh (apt-get install fortunes)")
     return b"".join(open(os.path.join(FORTUNES, n), "rb").read() for n in names)
-
-
-# ---- the PyTorch GPT (nanoGPT's, as scripts/gpt-torch-fixture.py, shape as arguments)
-
-def torch_gpt(torch, layers, heads, width, context, vocab):
-    nn = torch.nn
-
-    class Attention(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.c_attn = nn.Linear(width, 3 * width)
-            self.c_proj = nn.Linear(width, width)
-
-        def forward(self, x):
-            b, t, c = x.shape
-            q, k, v = self.c_attn(x).split(c, dim=2)
-            q, k, v = (z.view(b, t, heads, c // heads).transpose(1, 2) for z in (q, k, v))
-            att = (q @ k.transpose(-2, -1)) / math.sqrt(c // heads)
-            att = att.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
-            return self.c_proj((att @ v).transpose(1, 2).reshape(b, t, c))
-
-    class Mlp(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.c_fc = nn.Linear(width, 4 * width)
-            self.gelu = nn.GELU(approximate="tanh")
-            self.c_proj = nn.Linear(4 * width, width)
-
-        def forward(self, x):
-            return self.c_proj(self.gelu(self.c_fc(x)))
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ln_1, self.attn, self.ln_2, self.mlp = nn.LayerNorm(width), Attention(), nn.LayerNorm(width), Mlp()
-
-        def forward(self, x):
-            x = x + self.attn(self.ln_1(x))
-            return x + self.mlp(self.ln_2(x))
-
-    class Gpt(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.transformer = nn.ModuleDict(dict(
-                wte=nn.Embedding(vocab, width), wpe=nn.Embedding(context, width),
-                h=nn.ModuleList([Block() for _ in range(layers)]), ln_f=nn.LayerNorm(width)))
-            self.lm_head = nn.Linear(width, vocab, bias=False)
-            self.lm_head.weight = self.transformer.wte.weight
-
-        def forward(self, ids):
-            t = ids.shape[1]
-            x = self.transformer.wte(ids) + self.transformer.wpe(torch.arange(t))
-            for block in self.transformer.h:
-                x = block(x)
-            return self.lm_head(self.transformer.ln_f(x))
-
-    return Gpt()
 
 
 def nanogpt_init(torch, model, layers):
