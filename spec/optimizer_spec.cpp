@@ -64,8 +64,8 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& name,
     return std::make_unique<Sgd>(std::move(parameters), lr,
                                  SgdOptions{momentum, 0.0f, settings.weight_decay, nesterov});
   }
-  AdamOptions options{settings.beta1, settings.beta2, settings.eps, settings.weight_decay};
-  options.decays = settings.decays;
+  const AdamOptions options{settings.beta1,        settings.beta2, settings.eps,
+                            settings.weight_decay, false,          settings.decays};
   if (name == "adam") return std::make_unique<Adam>(std::move(parameters), lr, options);
   return std::make_unique<AdamW>(std::move(parameters), lr, settings.weight_decay, options);
 }
