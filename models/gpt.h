@@ -41,6 +41,7 @@ class Gpt : public Module {
   const Embedding& wte() const { return *wte_; }
   const Embedding& wpe() const { return *wpe_; }
   const std::vector<std::shared_ptr<GptBlock>>& blocks() const { return blocks_; }
+  LayerNorm& ln_f() { return *ln_f_; }
   const LayerNorm& ln_f() const { return *ln_f_; }
 
  protected:

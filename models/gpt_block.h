@@ -47,6 +47,8 @@ class GptBlock : public Module {
   Shape output_shape(const Shape& input) const override { return attn_->output_shape(input); }
   CausalSelfAttention& attn() { return *attn_; }
   GptMlp& mlp() { return *mlp_; }
+  LayerNorm& ln_1() { return *ln_1_; }
+  LayerNorm& ln_2() { return *ln_2_; }
   const LayerNorm& ln_1() const { return *ln_1_; }
   const LayerNorm& ln_2() const { return *ln_2_; }
   const CausalSelfAttention& attn() const { return *attn_; }

@@ -8,8 +8,6 @@
 #include "kiln/models/gpt_decoder.h"
 
 #include <cmath>
-#include <map>
-#include <string>
 
 #include "kiln/core/ops.h"
 
@@ -20,41 +18,20 @@ namespace {
 // (T, H, D) -> (H, T, D): each head's keys (or values) one contiguous (T, D) matrix.
 const std::vector<int> kByHead = {1, 0, 2};
 
-std::map<std::string, const Parameter*> parameters_by_name(Gpt& model) {
-  std::map<std::string, const Parameter*> by_name;
-  for (const Parameter* p : model.parameters()) by_name[p->name] = p;
-  return by_name;
-}
-
-const Parameter* find_parameter(const std::map<std::string, const Parameter*>& by_name,
-                                const std::string& name) {
-  const auto it = by_name.find(name);
-  KILN_CHECK(it != by_name.end(), "GptDecoder: the model has no parameter '{}'", name);
-  return it->second;
+// A Linear's output for one position: y = x Wᵀ + b.
+void linear(const Tensor& x, Linear& layer, Tensor& y) {
+  linear_forward(x, layer.weight().value, layer.bias()->value, y);
 }
 
 }  // namespace
 
 GptDecoder::GptDecoder(Gpt& model)
     : model_(model), config_(model.config()), head_size_(config_.width / config_.heads) {
-  const auto by_name = parameters_by_name(model);
   const Device device = model.wte().weight().value.device();
   const std::int64_t c = config_.width, t = config_.context, h = config_.heads;
-  for (std::size_t i = 0; i < model.blocks().size(); ++i) {
-    const GptBlock& block = *model.blocks()[i];
-    const std::string at = fmt::format("transformer.h.{}.", i);
-    auto param = [&](const char* name) { return find_parameter(by_name, at + name); };
-    blocks_.push_back(Block{
-        param("ln_1.weight"), param("ln_1.bias"), param("attn.c_attn.weight"),
-        param("attn.c_attn.bias"), param("attn.c_proj.weight"), param("attn.c_proj.bias"),
-        param("ln_2.weight"), param("ln_2.bias"), param("mlp.c_fc.weight"), param("mlp.c_fc.bias"),
-        param("mlp.c_proj.weight"), param("mlp.c_proj.bias"), block.ln_1().eps(),
-        block.ln_2().eps(), block.mlp().gelu().kind(), Tensor::empty({t, c}, DType::f32, device),
-        Tensor::empty({t, c}, DType::f32, device)});
-  }
-  ln_f_weight_ = find_parameter(by_name, "transformer.ln_f.weight");
-  ln_f_bias_ = find_parameter(by_name, "transformer.ln_f.bias");
-  ln_f_eps_ = model.ln_f().eps();
+  for (const std::shared_ptr<GptBlock>& block : model.blocks())
+    blocks_.push_back(Block{block.get(), Tensor::empty({t, c}, DType::f32, device),
+                            Tensor::empty({t, c}, DType::f32, device)});
   x_ = Tensor::empty({1, c}, DType::f32, device);
   h_ = Tensor::empty({1, c}, DType::f32, device);
   normed_ = Tensor::empty({1, c}, DType::f32, device);
@@ -72,16 +49,15 @@ GptDecoder::GptDecoder(Gpt& model)
   probabilities_ = Tensor::empty({h * t}, DType::f32, device);
 }
 
-void GptDecoder::layer_norm(const Tensor& x, const Parameter& weight, const Parameter& bias,
-                            float eps) {
-  layer_norm_forward(x, weight.value, bias.value, normed_, mean_, invstd_, eps);
+void GptDecoder::layer_norm(const Tensor& x, LayerNorm& norm) {
+  layer_norm_forward(x, norm.weight().value, norm.bias().value, normed_, mean_, invstd_, norm.eps());
 }
 
 // normed_ -> merged_ (1, width): the heads' outputs side by side, as c_proj takes them.
 void GptDecoder::attend(Block& block) {
   const std::int64_t c = config_.width, h = config_.heads, d = head_size_;
   const std::int64_t t = length_ + 1;  // the cached positions and this one
-  linear_forward(normed_, block.c_attn_weight->value, block.c_attn_bias->value, qkv_);
+  linear(normed_, block.layers->attn().c_attn(), qkv_);
   const Tensor parts = qkv_.view({3, c});  // query, key and value rows of this position
   Tensor key_row = block.keys.slice(length_, t), value_row = block.values.slice(length_, t);
   copy(parts.slice(1, 2).view({1, c}), key_row);
@@ -116,18 +92,18 @@ const Tensor& GptDecoder::step(std::int32_t token) {
              wte.device().str(), x_.device().str());
   binary(BinaryOp::add, wte.slice(token, token + 1), wpe.slice(length_, length_ + 1), x_);
   for (Block& block : blocks_) {
-    layer_norm(x_, *block.ln_1_weight, *block.ln_1_bias, block.ln_1_eps);
+    GptBlock& layers = *block.layers;
+    layer_norm(x_, layers.ln_1());
     attend(block);
-    linear_forward(merged_, block.attn_proj_weight->value, block.attn_proj_bias->value, projected_);
+    linear(merged_, layers.attn().c_proj(), projected_);
     binary(BinaryOp::add, x_, projected_, h_);
-    layer_norm(h_, *block.ln_2_weight, *block.ln_2_bias, block.ln_2_eps);
-    linear_forward(normed_, block.c_fc_weight->value, block.c_fc_bias->value, hidden_);
-    activation_forward(block.mlp_activation, hidden_, activated_);
-    linear_forward(activated_, block.mlp_proj_weight->value, block.mlp_proj_bias->value,
-                   projected_);
+    layer_norm(h_, layers.ln_2());
+    linear(normed_, layers.mlp().c_fc(), hidden_);
+    activation_forward(layers.mlp().gelu().kind(), hidden_, activated_);
+    linear(activated_, layers.mlp().c_proj(), projected_);
     binary(BinaryOp::add, h_, projected_, x_);
   }
-  layer_norm(x_, *ln_f_weight_, *ln_f_bias_, ln_f_eps_);
+  layer_norm(x_, model_.ln_f());
   linear_forward(normed_, wte, Tensor(), logits_);
   ++length_;
   return logits_;

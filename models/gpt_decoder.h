@@ -33,22 +33,17 @@ class GptDecoder {
   std::int64_t capacity() const { return config_.context; }
 
  private:
-  // One block's parameters (read at each step, so they may be reloaded in place) and its cache.
+  // One block, whose parameters are read at each step (so they may be reloaded in place), and
+  // its cache.
   struct Block {
-    const Parameter *ln_1_weight, *ln_1_bias, *c_attn_weight, *c_attn_bias, *attn_proj_weight,
-        *attn_proj_bias, *ln_2_weight, *ln_2_bias, *c_fc_weight, *c_fc_bias, *mlp_proj_weight,
-        *mlp_proj_bias;
-    float ln_1_eps, ln_2_eps;
-    Activation mlp_activation;  // GptMlp's GELU (tanh)
+    GptBlock* layers;
     Tensor keys, values;  // (context, width): position t's keys and values, heads side by side
   };
-  void layer_norm(const Tensor& x, const Parameter& weight, const Parameter& bias, float eps);
+  void layer_norm(const Tensor& x, LayerNorm& norm);
   void attend(Block& block);
 
   Gpt& model_;
   GptConfig config_;
-  const Parameter *ln_f_weight_, *ln_f_bias_;
-  float ln_f_eps_;
   std::int64_t head_size_;
   std::vector<Block> blocks_;
   std::int64_t length_ = 0;
