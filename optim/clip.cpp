@@ -21,22 +21,24 @@ std::vector<Tensor*> gradients(const std::vector<Parameter*>& parameters, const 
 }  // namespace
 
 Tensor clip_grad_norm(const std::vector<Parameter*>& parameters, float max_norm) {
-  const Device device = parameters.empty() || parameters[0] == nullptr
-                            ? Device::cpu()
-                            : parameters[0]->grad.device();
-  Tensor total = Tensor::empty(Shape{1}, DType::f32, device);
-  clip_grad_norm(parameters, max_norm, total);
-  return total;
+  GradNormClipper clipper(parameters, max_norm);
+  return clipper.clip();
 }
 
-void clip_grad_norm(const std::vector<Parameter*>& parameters, float max_norm, Tensor& norm) {
+GradNormClipper::GradNormClipper(const std::vector<Parameter*>& parameters, float max_norm)
+    : max_norm_(max_norm), grads_(gradients(parameters, "clip_grad_norm")),
+      read_(grads_.begin(), grads_.end()) {
   KILN_CHECK(std::isfinite(max_norm) && max_norm > 0.0f,
              "clip_grad_norm: max_norm must be a finite value > 0, found {}", max_norm);
-  const std::vector<Tensor*> grads = gradients(parameters, "clip_grad_norm");
+  const Device device = grads_.empty() ? Device::cpu() : grads_[0]->device();
+  norm_ = Tensor::empty(Shape{1}, DType::f32, device);
+}
+
+const Tensor& GradNormClipper::clip() {
   // One (1) tensor holds the squared norm, then (overwritten after the scaling) the norm.
-  const std::vector<const Tensor*> read(grads.begin(), grads.end());
-  multi_sum_squares(read, norm);
-  clip_by_global_norm(grads, norm, max_norm, &norm);
+  multi_sum_squares(read_, norm_);
+  clip_by_global_norm(grads_, norm_, max_norm_, &norm_);
+  return norm_;
 }
 
 void clip_grad_value(const std::vector<Parameter*>& parameters, float clip) {

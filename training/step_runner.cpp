@@ -12,7 +12,6 @@
 #include "kiln/core/stream.h"
 #include "kiln/distributed/data_parallel.h"
 #include "kiln/layers/gradient_ready_hook.h"
-#include "kiln/optim/clip.h"
 
 namespace kiln {
 
@@ -87,8 +86,8 @@ Tensor StepRunner::forward_backward(const Tensor& batch_x, const Tensor& y, bool
 
 void StepRunner::clip_gradients() {
   if (options_.clip_grad_norm <= 0.0f) return;
-  if (!grad_norm_.defined()) grad_norm_ = Tensor::empty(Shape{1}, DType::f32, device_);
-  clip_grad_norm(optimizer_.parameters(), options_.clip_grad_norm, grad_norm_);
+  if (!clipper_) clipper_.emplace(optimizer_.parameters(), options_.clip_grad_norm);
+  clipper_->clip();
 }
 
 Tensor StepRunner::eager_step(const Batch& batch) {
@@ -119,7 +118,7 @@ Tensor StepRunner::graphed_step(const Batch& batch, const LrSchedule& schedule,
     try {
       g.graph.capture(device_, [&] {
         g.loss = forward_backward(g.x, g.y, false);
-        clip_gradients();  // its norm tensor was made by the eager step before the recording
+        clip_gradients();  // its clipper was made by the eager step before the recording
         optimizer.record_step(g.scalars.rows());
       });
     } catch (const Error& e) {

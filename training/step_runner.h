@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 
 #include "kiln/core/shape.h"
 #include "kiln/data/batch.h"
@@ -17,6 +18,7 @@
 #include "kiln/layers/loss.h"
 #include "kiln/layers/metrics.h"
 #include "kiln/layers/module.h"
+#include "kiln/optim/clip.h"
 #include "kiln/optim/lr_schedule.h"
 #include "kiln/optim/optimizer.h"
 #include "kiln/optim/recordable_optimizer.h"
@@ -74,7 +76,7 @@ class StepRunner {
   std::unique_ptr<GradientReducer> reducer_;  // data-parallel runs only
   bool replicas_ready_ = false;               // weights broadcast, reducer wired
   std::unique_ptr<GraphedStep> graphed_;      // cuda_graph only
-  Tensor grad_norm_;                          // clip_gradients' (1) norm, made at its first use
+  std::optional<GradNormClipper> clipper_;    // clip_gradients', made at its first use
 };
 
 }  // namespace kiln
