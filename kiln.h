@@ -10,12 +10,14 @@
 
 // Tensors, devices, memory, streams, the op list.
 #include "kiln/core/cpu_compute.h"
+#include "kiln/core/cpu_description.h"
 #include "kiln/core/cuda_graph.h"
 #include "kiln/core/device.h"
 #include "kiln/core/dtype.h"
 #include "kiln/core/error.h"
 #include "kiln/core/log.h"
 #include "kiln/core/memory.h"
+#include "kiln/core/openmp_wait_policy.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/parallel.h"
 #include "kiln/core/precision.h"

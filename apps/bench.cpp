@@ -16,7 +16,7 @@
 #include <kiln/core/environment.h>
 #include <kiln/core/output_file.h>
 #include <kiln/apps/reporting/scaling_table.h>
-#include <kiln/apps/support/openmp_wait_policy.h>
+#include <kiln/core/openmp_wait_policy.h>
 #include <kiln/apps/reporting/speedup_table.h>
 #include <kiln/apps/train/train_options.h>
 #include <kiln/apps/reporting/tuning.h>
@@ -144,7 +144,7 @@ int run(BenchOptions b) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  kiln::prefer_passive_openmp_waiting(argv);  // apps/support/openmp_wait_policy.h: why
+  kiln::prefer_passive_openmp_waiting(argv);  // core/openmp_wait_policy.h: why
   BenchOptions b;
   bool cpu_only = false, gpu_only = false;
   CLI::App app{"kiln bench: the article's CPU-vs-GPU epoch-time table on this machine"};

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include <kiln/apps/support/openmp_wait_policy.h>
+#include <kiln/core/openmp_wait_policy.h>
 #include <kiln/core/device.h>
 #include <kiln/core/error.h>
 #include <kiln/core/excerpt.h>
@@ -87,7 +87,7 @@ void run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  kiln::prefer_passive_openmp_waiting(argv);  // apps/support/openmp_wait_policy.h: why
+  kiln::prefer_passive_openmp_waiting(argv);  // core/openmp_wait_policy.h: why
   Options o;
   CLI::App app{"Sample text from a GPT checkpoint of train --model gpt:... --data tokens:FILE"};
   app.add_option("--checkpoint", o.checkpoint, "checkpoint folder written by train --checkpoint")

@@ -10,6 +10,7 @@
 
 #include "kiln/core/cpu/gemm.h"
 #include "kiln/core/cpu/onednn/onednn.h"
+#include "kiln/core/cpu_description.h"
 #include "kiln/core/error.h"
 #include "kiln/core/excerpt.h"
 
@@ -62,13 +63,18 @@ const char* cpu_compute_name(CpuCompute compute) {
 }
 
 std::string cpu_compute_description() {
+  const CpuDescription& cpu = cpu_description();
+  const std::string described =
+      cpu.source == "probe" ? "" : " (CPU described as " + cpu.source + ")";
   if (cpu_compute() == CpuCompute::onednn)
-    return fmt::format("oneDNN {}, {} kernels", cpu::onednn::version(), cpu::onednn::isa_name());
-  return fmt::format("{} GEMM, im2col convolutions (reference path)", cpu::reference_gemm_name());
+    return fmt::format("oneDNN {}, {} kernels{}", cpu::onednn::version(), cpu.kernel_set,
+                       described);
+  return fmt::format("{} GEMM, im2col convolutions (reference path){}", cpu::reference_gemm_name(),
+                     described);
 }
 
-std::string cpu_kernel_isa() { return cpu::onednn::isa_name(); }  // absent.cpp: "none"
+std::string cpu_kernel_isa() { return cpu_description().kernel_set; }  // no oneDNN: "none"
 
-bool cpu_has_bf16_instructions() { return onednn_built() && cpu::onednn::has_bf16_instructions(); }
+bool cpu_has_bf16_instructions() { return onednn_built() && cpu_description().bf16_instructions(); }
 
 }  // namespace kiln

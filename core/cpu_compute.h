@@ -29,8 +29,9 @@ const char* cpu_compute_name(CpuCompute compute);
 // "OpenBLAS GEMM (OpenMP), im2col convolutions".
 std::string cpu_compute_description();
 
-// Whether this CPU multiplies bf16 in hardware (AVX-512 bf16 or AMX), as oneDNN sees it; false
-// without oneDNN. Where false, MatmulPrecision::bf16 on the CPU rounds like bf16 but is not faster.
+// Whether this CPU multiplies bf16 in hardware (AVX-512 bf16 or AMX kernels), as
+// cpu_description() says; false without oneDNN. Where false, MatmulPrecision::bf16 on the CPU
+// rounds like bf16 but is not faster.
 bool cpu_has_bf16_instructions();
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "kiln/core/cpu_compute.h"
+#include "kiln/core/cpu_description.h"
 #include "kiln/core/error.h"
 #include "kiln/core/excerpt.h"
 #include "kiln/core/log.h"
@@ -14,6 +15,8 @@ namespace kiln {
 namespace {
 
 void check_cpu_compute(const char*) { (void)cpu_compute_from_environment(); }
+
+void check_cpu_description(const char* value) { (void)parse_cpu_description(value); }
 
 void check_relu_epilogue(const char* value) { (void)parse_relu_epilogue(value); }
 
@@ -26,6 +29,10 @@ void check_log_level(const char* value) {
 
 constexpr EnvironmentVariable kVariables[] = {
     {"KILN_CPU_COMPUTE", "onednn or reference (default: onednn where built)", check_cpu_compute},
+    {"KILN_CPU_DESCRIPTION",
+     "a CPU to describe instead of this one: zen3, skylake-sp, icelake-sp, zen4 or "
+     "sapphire-rapids, optionally :cores=N (default: unset, this machine's probe)",
+     check_cpu_description},
     {"KILN_RELU_EPILOGUE", "fused or separate (default: separate)", check_relu_epilogue},
     {"KILN_LOG_LEVEL", "trace, debug, info, warn, error, critical or off (default: info)",
      check_log_level},

@@ -41,15 +41,19 @@ std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
 }
 
 std::int64_t MemoryEstimate::total() const {
-  return saturating_add(saturating_add(parameters, gradients),
-                        saturating_add(optimizer_state, activations));
+  return saturating_add(saturating_add(saturating_add(parameters, gradients),
+                                       saturating_add(optimizer_state, activations)),
+                        workspace);
 }
 
 std::string MemoryEstimate::describe() const {
-  return fmt::format("{} (parameters {}, gradients {}, optimizer state {}, activations {})",
-                     gib(static_cast<double>(total())), gib(static_cast<double>(parameters)),
-                     gib(static_cast<double>(gradients)), gib(static_cast<double>(optimizer_state)),
-                     gib(static_cast<double>(activations)));
+  std::string text =
+      fmt::format("{} (parameters {}, gradients {}, optimizer state {}, activations {}",
+                  gib(static_cast<double>(total())), gib(static_cast<double>(parameters)),
+                  gib(static_cast<double>(gradients)), gib(static_cast<double>(optimizer_state)),
+                  gib(static_cast<double>(activations)));
+  if (workspace > 0) text += fmt::format(", workspace {}", gib(static_cast<double>(workspace)));
+  return text + ")";
 }
 
 std::uint64_t available_memory(Device device) {

@@ -17,10 +17,11 @@ struct MemoryEstimate {
   std::int64_t gradients = 0;
   std::int64_t optimizer_state = 0;
   std::int64_t activations = 0;  // one batch's outputs and gradients
+  std::int64_t workspace = 0;    // the CPU kernels' own buffers (core/cpu_workspace.h)
 
   std::int64_t total() const;
   // "1.2 GiB (parameters 400.0 MiB, gradients 400.0 MiB, optimizer state 400.0 MiB, activations 3.1
-  // MiB)"
+  // MiB, workspace 0.1 MiB)"
   std::string describe() const;
 };
 

@@ -1,6 +1,5 @@
 // The range rule of DataLoaderOptions (data/data_loader.h), one for the library and the apps.
-#include <thread>
-
+#include "kiln/core/cpu_description.h"
 #include "kiln/core/error.h"
 #include "kiln/data/data_loader.h"
 
@@ -13,7 +12,7 @@ void check_data_loader_options(const DataLoaderOptions& o) {
       o.num_workers >= 0 && o.num_workers <= kMaxLoaderWorkers,
       "DataLoaderOptions::num_workers must be in [0, {}], found {}; this machine has {} cores, and "
       "more workers than cores rarely helps",
-      kMaxLoaderWorkers, o.num_workers, std::thread::hardware_concurrency());
+      kMaxLoaderWorkers, o.num_workers, cpu_description().logical_cpus);
   KILN_CHECK(o.prefetch >= 1 && o.prefetch <= kMaxLoaderPrefetch,
              "DataLoaderOptions::prefetch must be in [1, {}] batches per worker, found {}",
              kMaxLoaderPrefetch, o.prefetch);

@@ -3,7 +3,11 @@
 
 #include <limits>
 
+#include <algorithm>
+
 #include "kiln/core/checked_math.h"
+#include "kiln/core/cpu_workspace.h"
+#include "kiln/layers/linear.h"
 #include "kiln/models/gpt.h"
 #include "kiln/models/sequential.h"
 
@@ -57,7 +61,54 @@ Shape add_layer_activations(Module& module, const Shape& input, std::int64_t& by
   return output;
 }
 
+// The products of a GPT's step for ids (B, T): per block (all alike) c_attn, the attention's
+// six batched products (core/cpu/..., layers/causal_self_attention.cpp), c_proj, c_fc and the
+// MLP's projection; then the head tied to wte.
+void add_gpt_products(const Gpt& gpt, const Shape& ids, CpuWorkspace& w) {
+  const GptConfig& c = gpt.config();
+  const std::int64_t b = ids.rank() > 0 ? ids[0] : 1, t = ids.rank() > 1 ? ids[1] : c.context;
+  const std::int64_t rows = times(b, t), bh = times(b, c.heads),
+                     d = c.width / std::max<std::int64_t>(c.heads, 1);
+  if (c.layers > 0) {
+    const std::int64_t n = c.layers;
+    w.add_linear(rows, c.width, 3 * c.width, true, n);
+    w.add({.batch = bh, .m = t, .n = t, .k = d, .trans_b = true});  // q kᵀ; dP = dy vᵀ
+    w.add({.batch = bh, .m = t, .n = d, .k = t});                   // P v; dq = dS k
+    w.add({.batch = bh, .m = t, .n = d, .k = t, .trans_a = true});  // dv = Pᵀ dy; dk = dSᵀ q
+    w.add_linear(rows, c.width, c.width, true, n);
+    w.add_linear(rows, c.width, 4 * c.width, true, n);
+    w.add_linear(rows, 4 * c.width, c.width, true, n);
+  }
+  w.add_linear(rows, c.width, c.vocabulary, false, 1, false);  // the head reads wte itself
+}
+
+// Adds the products of `module` for `input`; returns its output shape.
+Shape add_products(Module& module, const Shape& input, CpuWorkspace& w) {
+  if (const auto* gpt = dynamic_cast<const Gpt*>(&module)) {
+    add_gpt_products(*gpt, input, w);
+    return module.output_shape(input);
+  }
+  if (auto* sequential = dynamic_cast<Sequential*>(&module)) {
+    Shape shape = input;
+    for (std::size_t i = 0; i < sequential->size(); ++i)
+      shape = add_products((*sequential)[i], shape, w);
+    return shape;
+  }
+  const Shape output = module.output_shape(input);
+  if (auto* linear = dynamic_cast<Linear*>(&module)) {
+    const std::int64_t in = linear->weight().value.size(1), out = linear->weight().value.size(0);
+    w.add_linear(input.numel() / std::max<std::int64_t>(in, 1), in, out, linear->bias() != nullptr);
+  }
+  return output;
+}
+
 }  // namespace
+
+std::int64_t cpu_workspace_bytes(Module& model, const Shape& batch_input) {
+  CpuWorkspace w;
+  add_products(model, batch_input, w);
+  return w.bytes();
+}
 
 std::int64_t parameter_bytes(const Module& model) {
   std::int64_t bytes = 0;
@@ -79,6 +130,7 @@ MemoryEstimate estimate_training_memory(Module& model, const Shape& batch_input,
   e.gradients = e.parameters;
   e.optimizer_state = times(e.parameters, optimizer_state_tensors);
   e.activations = activation_bytes(model, batch_input);
+  e.workspace = cpu_workspace_bytes(model, batch_input);
   return e;
 }
 

@@ -19,8 +19,13 @@ std::int64_t parameter_bytes(const Module& model);
 // tensors (output, gradient) per layer, and the input's gradient.
 std::int64_t activation_bytes(Module& model, const Shape& batch_input);
 
+// The CPU kernels' buffers one training step of `model` needs for a batch of `batch_input`
+// (core/cpu_workspace.h): every matrix product of its Linears and attention, asked of the
+// kernels that will run them (oneDNN's scratchpad, bf16 copies); 0 for layers without products.
+std::int64_t cpu_workspace_bytes(Module& model, const Shape& batch_input);
+
 // Parameters, their gradients, `optimizer_state_tensors` tensors per parameter (Adam: 2, SGD
-// with momentum: 1) and the activations of a batch of `batch_input`.
+// with momentum: 1), the activations of a batch of `batch_input` and the CPU's workspace.
 MemoryEstimate estimate_training_memory(Module& model, const Shape& batch_input,
                                         int optimizer_state_tensors);
 

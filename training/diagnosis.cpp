@@ -72,6 +72,10 @@ std::string SettingWords::phrase(const Advice& a) const {
     case Setting::measure_bf16: return "a short run with it against one without";
     case Setting::measure_batch: return "a run at that batch size";
     case Setting::epochs: return phrase_or(a, "the epochs of Trainer::fit", "");
+    case Setting::openmp_wait_policy:
+      return "OMP_WAIT_POLICY=PASSIVE in the environment, or "
+             "kiln::prefer_passive_openmp_waiting(argv) "
+             "first in main()";
   }
   return "?";
 }
@@ -199,6 +203,18 @@ Diagnosis diagnose(const EpochReport& r, int cores) {
     add_bf16();
   }
   if (shares_cpu(r) && d.bottleneck != Bottleneck::shared_cpu) add_shared_cpu();
+  // Spinning threads take the cores that another process's threads, or the loader's workers
+  // while the step waits for data, need: a small model's step ran 6-20x slower so.
+  if (r.openmp_spin_waits && r.cpu_threads > 1 && !r.on_gpu &&
+      (shares_cpu(r) || r.steal_percent >= 5.0 || wait >= kInputWaitWithIdleCores))
+    add(Finding::openmp_spinning, r.run_queue_wait_percent,
+        escaped(fmt::format(
+            "OpenMP's {} threads spin while they wait between parallel regions, on "
+            "cores that {} need; ",
+            r.cpu_threads,
+            shares_cpu(r) || r.steal_percent >= 5.0 ? "other processes" : "the loader's workers")) +
+            "try {} (waiting threads then sleep)",
+        {{{Setting::openmp_wait_policy, ""}}});
   const double allreduce = r.stage_percent(Stage::allreduce);
   if (allreduce >= kCommunicationBoundPercent)
     add(Finding::communication_bound, allreduce,

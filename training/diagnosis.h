@@ -29,17 +29,19 @@ enum class Finding {
   low_gpu_utilization,  // kernels too small to fill the GPU
   shared_cpu,           // other processes take a real share of the cores
   cpu_share_fell,       // the process got less CPU in a later epoch than in an earlier one
+  openmp_spinning,      // idle OpenMP threads spin on cores that others (or the loader) need
 };
 
 // A setting the diagnosis advises, and the value it advises for it.
 enum class Setting {
-  loader_workers,  // DataLoaderOptions::num_workers
-  pin_memory,      // DataLoaderOptions::pin_memory (value "true")
-  precision,       // TrainerOptions::precision (value "bf16")
-  batch_size,      // DataLoaderOptions::batch_size (value empty: "a larger one")
-  measure_bf16,    // how to measure what bf16 gives on this CPU
-  measure_batch,   // how to measure the largest batch that fits
-  epochs,          // the epochs fit() trains in all
+  loader_workers,      // DataLoaderOptions::num_workers
+  pin_memory,          // DataLoaderOptions::pin_memory (value "true")
+  precision,           // TrainerOptions::precision (value "bf16")
+  batch_size,          // DataLoaderOptions::batch_size (value empty: "a larger one")
+  measure_bf16,        // how to measure what bf16 gives on this CPU
+  measure_batch,       // how to measure the largest batch that fits
+  epochs,              // the epochs fit() trains in all
+  openmp_wait_policy,  // how OpenMP's threads wait: passively (core/openmp_wait_policy.h)
 };
 
 struct Advice {

@@ -29,6 +29,7 @@ struct EpochReport {
   int cpu_threads = 0;
   std::string precision = "fp32";     // of matrix products and convolutions (core/precision.h)
   bool cpu_bf16_instructions = false;  // the CPU multiplies bf16 in hardware (core/cpu_compute.h)
+  bool openmp_spin_waits = false;      // OpenMP's idle threads spin (core/openmp_wait_policy.h)
   double lr = 0.0;
 
   double wall_s = 0.0;

@@ -8,10 +8,11 @@
 #include <chrono>
 #include <cmath>
 #include <ostream>
-#include <thread>
 
 #include "kiln/core/cpu_compute.h"
+#include "kiln/core/cpu_description.h"
 #include "kiln/core/memory.h"
+#include "kiln/core/openmp_wait_policy.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/parallel.h"
 #include "kiln/distributed/communicator.h"
@@ -34,7 +35,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-int machine_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int machine_cores() { return cpu_description().logical_cpus; }
 
 // on_epoch_end(hook) as an observer.
 class EpochHookObserver : public TrainingObserver {
@@ -167,6 +168,7 @@ struct Trainer::Impl {
     report.cpu_threads = num_threads();
     report.precision = matmul_precision_name(matmul_precision());
     report.cpu_bf16_instructions = cpu_has_bf16_instructions();
+    report.openmp_spin_waits = !openmp_waits_passively();
     return report;
   }
 

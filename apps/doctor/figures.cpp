@@ -72,7 +72,12 @@ json to_json(const MachineFigures& f) {
               {"gemm_threads", c.gemm_threads},
               {"frequency_mhz", known(c.frequency_mhz)},
               {"frequency_source", c.frequency_source},
+              {"microarchitecture", c.microarchitecture},
+              {"microarchitecture_why", c.microarchitecture_why},
               {"flops_per_cycle", known(c.flops_per_cycle)},
+              {"fma_gflops", known(c.fma_gflops)},
+              {"fma_threads", c.fma_threads},
+              {"peak_source", c.peak_source},
               {"gemm_peak_gflops", known(c.gemm_peak_gflops)}};
   const MemoryFigures& m = f.memory;
   json modules = json::array();
@@ -145,8 +150,18 @@ MachineFigures figures_from_json(const json& j, const std::string& source) {
   r("cpu", "gemm_threads", c.gemm_threads);
   r("cpu", "frequency_mhz", c.frequency_mhz);
   r("cpu", "frequency_source", c.frequency_source);
+  r("cpu", "microarchitecture", c.microarchitecture);
+  r("cpu", "microarchitecture_why", c.microarchitecture_why);
   r("cpu", "flops_per_cycle", c.flops_per_cycle);
+  r("cpu", "fma_gflops", c.fma_gflops);
+  r("cpu", "fma_threads", c.fma_threads);
+  r("cpu", "peak_source", c.peak_source);
   r("cpu", "gemm_peak_gflops", c.gemm_peak_gflops);
+  if (!j["cpu"].is_object() || !j["cpu"].contains("peak_source")) {
+    // An earlier doctor's file: its peak was assumed from the instruction set, so it is not used.
+    c.flops_per_cycle = -1.0;
+    c.gemm_peak_gflops = -1.0;
+  }
   MemoryFigures& m = f.memory;
   r("memory", "known", m.known);
   r("memory", "source", m.source);

@@ -28,8 +28,15 @@ struct CpuFigures {
   int gemm_threads = 0;
   double frequency_mhz = -1.0;  // the highest the cores reach (cpufreq), -1: cannot tell
   std::string frequency_source;  // "cpufreq" or "cpuinfo" (the hypervisor's nominal figure)
-  double flops_per_cycle = -1.0;  // fp32 per core per cycle of `isa` (judgement.h's table)
-  double gemm_peak_gflops = -1.0;  // physical cores x frequency x flops_per_cycle
+  std::string microarchitecture;      // the name in kiln's table (core/cpu_microarchitecture.cpp)
+  std::string microarchitecture_why;  // its vector units: "AVX-512 on 256-bit units: ..."
+  double flops_per_cycle = -1.0;      // fp32 per core per cycle from that table; -1: not in it
+  double fma_gflops = -1.0;           // measured: register-only FMA loops, one thread per core
+  int fma_threads = 0;
+  // The peak the GEMM is judged against: "table" (cores x frequency x flops_per_cycle),
+  // "measured" (fma_gflops, where the table has no figure), or empty: cannot tell.
+  std::string peak_source;
+  double gemm_peak_gflops = -1.0;
 };
 
 struct DataFigures {

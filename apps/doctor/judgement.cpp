@@ -116,26 +116,48 @@ void judge_gemm(const CpuFigures& c, std::vector<Judgement>& out) {
   }
   const std::string measured = fmt::format("matrix products: {:.1f} GFLOP/s on {} threads ({} kernels)",
                                            c.gemm_gflops, c.gemm_threads, c.isa);
-  if (!known(c.gemm_peak_gflops)) {
-    out.push_back({"gemm", Verdict::cannot_tell,
-                   measured + (known(c.frequency_mhz)
-                                   ? fmt::format("; the peak of '{}' is not in the table", c.isa)
-                                   : std::string("; the CPU's frequency is hidden, so the peak cannot be told"))});
+  const std::string uarch = c.microarchitecture.empty()
+                                ? "this CPU is not in kiln's table"
+                                : c.microarchitecture + ": " + c.microarchitecture_why;
+  if (!known(c.gemm_peak_gflops) || c.peak_source.empty()) {
+    const char* why = !known(c.flops_per_cycle) ? "its FLOPs per cycle are not known"
+                                                : "the CPU's frequency is hidden";
+    out.push_back(
+        {"gemm", Verdict::cannot_tell,
+         measured +
+             fmt::format("; the peak cannot be told: {} ({}), and the FMA rate was not measured",
+                         why, uarch)});
     return;
   }
   const double share = c.gemm_gflops / c.gemm_peak_gflops;
-  const std::string against = fmt::format(
-      " = {:.0f} % of the peak {:.0f} GFLOP/s ({} cores x {:.0f} MHz ({}) x {:.0f} FLOPs/cycle)",
-      100.0 * share, c.gemm_peak_gflops, c.physical_cores, c.frequency_mhz, c.frequency_source,
-      c.flops_per_cycle);
+  const std::string against =
+      c.peak_source == "table"
+          ? fmt::format(
+                " = {:.0f} % of the peak {:.0f} GFLOP/s ({} cores x {:.0f} MHz ({}) x {:.0f} "
+                "FLOPs/cycle; "
+                "{})",
+                100.0 * share, c.gemm_peak_gflops, std::min(c.physical_cores, c.gemm_threads),
+                c.frequency_mhz, c.frequency_source, c.flops_per_cycle, uarch)
+          : fmt::format(
+                " = {:.0f} % of the measured FMA peak {:.0f} GFLOP/s (register-only FMA loops on "
+                "{} "
+                "threads; {}{})",
+                100.0 * share, c.gemm_peak_gflops, c.fma_threads, uarch,
+                known(c.flops_per_cycle) ? "; the frequency is hidden"
+                                         : "; kiln's table has no FLOPs per cycle for it");
+  std::string fma;
+  if (c.peak_source == "table" && known(c.fma_gflops))
+    fma = fmt::format("; the cores' measured FMA rate is {:.0f} GFLOP/s{}", c.fma_gflops,
+                      share > 1.0 ? " (over 100 %: they run above the nominal clock)" : "");
   if (share < kMinGemmShareOfPeak)
-    out.push_back({"gemm", Verdict::problem,
-                   measured + against +
-                       fmt::format("; under {:.0f} %: the cores are shared, throttled, or slower than "
-                                   "their instruction set promises",
-                                   100.0 * kMinGemmShareOfPeak)});
+    out.push_back(
+        {"gemm", Verdict::problem,
+         measured + against + fma +
+             fmt::format("; under {:.0f} %: the cores are shared, throttled, or slower than "
+                         "their microarchitecture promises",
+                         100.0 * kMinGemmShareOfPeak)});
   else
-    out.push_back({"gemm", Verdict::ok, measured + against});
+    out.push_back({"gemm", Verdict::ok, measured + against + fma});
 }
 
 void judge_data(const DataFigures& d, std::vector<Judgement>& out) {
@@ -303,14 +325,29 @@ const std::vector<Metric>& metrics() {
 
 }  // namespace
 
-double fp32_flops_per_cycle(const std::string& isa) {
-  // Vector lanes x 2 (multiply-add) x 2 FMA units; SSE4.1 and AVX have no FMA: a multiply and an
-  // add unit, 4 or 8 lanes each. AMX multiplies bf16 and int8 only: fp32 runs on AVX-512.
-  if (isa == "sse41") return 8.0;
-  if (isa == "avx") return 16.0;
-  if (isa == "avx2" || isa == "avx2_vnni") return 32.0;
-  if (isa.rfind("avx512", 0) == 0) return 64.0;
-  return -1.0;
+void describe_cpu(const CpuDescription& cpu, CpuFigures& c) {
+  c.cores = cpu.logical_cpus;
+  c.physical_cores = cpu.physical_cores;
+  c.isa = cpu.kernel_set;
+  c.microarchitecture = cpu.microarchitecture.name;
+  c.microarchitecture_why = cpu.microarchitecture.why;
+  c.flops_per_cycle = cpu.microarchitecture.fp32_flops_per_cycle;
+}
+
+void set_gemm_peak(CpuFigures& c) {
+  // SMT siblings share one core's FMA units: the peak counts the cores the GEMM ran on.
+  const int cores =
+      std::min(c.physical_cores, c.gemm_threads > 0 ? c.gemm_threads : c.physical_cores);
+  if (known(c.flops_per_cycle) && known(c.frequency_mhz) && cores > 0) {
+    c.peak_source = "table";
+    c.gemm_peak_gflops = cores * c.frequency_mhz * 1e-3 * c.flops_per_cycle;
+  } else if (known(c.fma_gflops)) {
+    c.peak_source = "measured";
+    c.gemm_peak_gflops = c.fma_gflops;
+  } else {
+    c.peak_source.clear();
+    c.gemm_peak_gflops = -1.0;
+  }
 }
 
 std::vector<Judgement> judge(const MachineFigures& f) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/apps/doctor/figures.h"
+#include "kiln/core/cpu_description.h"
 
 namespace kiln::doctor {
 
@@ -20,9 +21,13 @@ struct Judgement {
 
 std::vector<Judgement> judge(const MachineFigures& figures);
 
-// fp32 FLOPs per core per cycle of a oneDNN ISA name, assuming two FMA units (the rule the
-// README states); -1 for a set the table does not know.
-double fp32_flops_per_cycle(const std::string& isa);
+// The CPU's facts from kiln's one description of it (cores, kernel set, microarchitecture and
+// its FLOPs per cycle), into `c`.
+void describe_cpu(const CpuDescription& cpu, CpuFigures& c);
+// The peak the GEMM is judged against: the table's (physical cores the GEMM ran on x frequency
+// x FLOPs per cycle) where it has a figure and the frequency is known, else the measured FMA
+// rate, else none; sets peak_source and gemm_peak_gflops.
+void set_gemm_peak(CpuFigures& c);
 
 // One line per difference that explains why `slow` trains slower than `fast`, the largest
 // first; names are the files' (or machines') labels. Empty when no figure differs by enough.

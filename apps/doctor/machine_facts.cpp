@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -54,24 +53,6 @@ std::string cpuinfo_field(const std::string& key) {
 }
 
 }  // namespace
-
-int usable_cpus() {
-  const auto ids = usable_cpu_ids();
-  return ids.empty() ? static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) : static_cast<int>(ids.size());
-}
-
-int physical_cores() {
-  std::set<std::string> cores;
-  for (int id : usable_cpu_ids()) {
-    const std::string siblings =
-        first_line(fmt::format("/sys/devices/system/cpu/cpu{}/topology/thread_siblings_list", id));
-    if (siblings.empty()) return usable_cpus();
-    cores.insert(siblings);
-  }
-  return cores.empty() ? usable_cpus() : static_cast<int>(cores.size());
-}
-
-std::string cpu_model() { return cpuinfo_field("model name"); }
 
 std::string host_name() {
   char name[256] = {};

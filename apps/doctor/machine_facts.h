@@ -1,16 +1,13 @@
-// What the machine says about itself in /sys and /proc: which cores this process may use and how
-// many distinct cores they are, the CPU's model and highest clock, the current clocks, the
-// hottest thermal zone. Each returns -1 (or empty) where the machine hides it, as a container or
-// a VM often does.
+// What the machine says about itself in /sys and /proc beyond kiln's CPU description
+// (core/cpu_description.h: cores, model, instruction sets): its name, the highest clock, the
+// current clocks, the hottest thermal zone. Each returns -1 (or empty) where the machine hides it,
+// as a container or a VM often does.
 #pragma once
 
 #include <string>
 
 namespace kiln::doctor {
 
-int usable_cpus();     // sched_getaffinity
-int physical_cores();  // distinct thread_siblings_list among the usable CPUs; usable_cpus() when hidden
-std::string cpu_model();  // /proc/cpuinfo's "model name"
 std::string host_name();
 
 struct Frequency {

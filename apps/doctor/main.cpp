@@ -15,8 +15,9 @@
 #include "kiln/apps/doctor/machine_facts.h"
 #include "kiln/apps/doctor/measure.h"
 #include "kiln/apps/doctor/report.h"
-#include "kiln/apps/support/openmp_wait_policy.h"
+#include "kiln/core/cpu_description.h"
 #include "kiln/core/error.h"
+#include "kiln/core/openmp_wait_policy.h"
 #include "kiln/core/output_file.h"
 #include "kiln/training/cpu_competition.h"
 
@@ -29,7 +30,7 @@ MachineFigures examine(const std::string& data, bool quick, bool with_gpu) {
   const Sizes sizes = quick ? Sizes::quick() : Sizes{};
   MachineFigures f;
   f.host = host_name();
-  f.cpu_model = cpu_model();
+  f.cpu_model = kiln::cpu_description().model_name;
   // The competition is read over the all-core work: that is when others' load shows as waiting.
   const kiln::CpuSample before = kiln::sample_cpu(true);
   f.cpu = measure_cpu(sizes);

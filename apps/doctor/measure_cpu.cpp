@@ -10,7 +10,7 @@
 #include "kiln/apps/doctor/judgement.h"
 #include "kiln/apps/doctor/machine_facts.h"
 #include "kiln/apps/doctor/measure.h"
-#include "kiln/core/cpu_kernel_isa.h"
+#include "kiln/core/cpu_description.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/parallel.h"
 #include "kiln/core/tensor.h"
@@ -78,6 +78,7 @@ Sizes Sizes::quick() {
   s.triad_elements = std::int64_t{1} << 20;
   s.gemm_n = 192;
   s.sustained_s = 0.3;
+  s.fma_s = 0.03;
   s.decode_files = 20;
   s.copy_bytes = std::size_t{8} << 20;
   return s;
@@ -85,22 +86,18 @@ Sizes Sizes::quick() {
 
 CpuFigures measure_cpu(const Sizes& sizes) {
   CpuFigures c;
-  c.cores = usable_cpus();
-  c.physical_cores = physical_cores();
+  describe_cpu(cpu_description(), c);
   c.triad_single_gbs = triad_gbs(sizes.triad_elements, 1, 5);
   c.triad_threads = c.cores;
   c.triad_all_gbs = triad_gbs(sizes.triad_elements, c.cores, 5);
-  c.isa = cpu_kernel_isa();
   c.gemm_threads = num_threads();
   c.gemm_gflops = gemm_gflops(sizes.gemm_n, 5);
   const Frequency f = max_frequency();
   c.frequency_mhz = f.mhz;
   c.frequency_source = f.source;
-  c.flops_per_cycle = fp32_flops_per_cycle(c.isa);
-  // Peak over the cores the GEMM ran on: SMT siblings share one core's FMA units.
-  const int cores = std::min(c.physical_cores, c.gemm_threads);
-  if (c.frequency_mhz > 0.0 && c.flops_per_cycle > 0.0)
-    c.gemm_peak_gflops = cores * c.frequency_mhz * 1e-3 * c.flops_per_cycle;
+  c.fma_threads = std::min(c.physical_cores, c.gemm_threads);
+  c.fma_gflops = fma_gflops(c.fma_threads, sizes.fma_s);
+  set_gemm_peak(c);
   return c;
 }
 

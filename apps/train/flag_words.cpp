@@ -93,6 +93,8 @@ std::string TrainFlagWords::phrase(const Advice& a) const {
     case Setting::measure_bf16: return "bench --device=cpu --precision bf16";
     case Setting::measure_batch: return "--find-batch-size";
     case Setting::epochs: return "--epochs";
+    case Setting::openmp_wait_policy:
+      return "OMP_WAIT_POLICY=PASSIVE (train's own default: unset it)";
   }
   return SettingWords::phrase(a);
 }

@@ -16,7 +16,7 @@
 #include <kiln/apps/train/train_options.h>
 #include <kiln/apps/train/workers_flag.h>
 #include <kiln/apps/reporting/tuning.h>
-#include <kiln/apps/support/openmp_wait_policy.h>
+#include <kiln/core/openmp_wait_policy.h>
 
 namespace {
 
@@ -117,7 +117,7 @@ std::string rank_prefix() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  kiln::prefer_passive_openmp_waiting(argv);  // apps/support/openmp_wait_policy.h: why
+  kiln::prefer_passive_openmp_waiting(argv);  // core/openmp_wait_policy.h: why
   kiln::TrainOptions options;
   std::string workers;
   bool find_batch = false, tune = false;

@@ -3,15 +3,14 @@
 
 #include <algorithm>
 #include <charconv>
-#include <thread>
-
+#include "kiln/core/cpu_description.h"
 #include "kiln/core/error.h"
 
 namespace kiln {
 
 namespace {
 
-int machine_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int machine_cores() { return cpu_description().logical_cpus; }
 
 }  // namespace
 

@@ -7,7 +7,8 @@
 
 #include <kiln/kiln.h>
 
-int main() {
+int main(int, char** argv) {
+  kiln::prefer_passive_openmp_waiting(argv);  // first: spinning OpenMP threads slow a shared CPU
   try {
     // a: (2, 3), b: (3, 2) -> c = a @ b: (2, 2)
     const kiln::Tensor a = kiln::Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});

@@ -57,7 +57,8 @@ class GatedLinear : public kiln::Module {
 
 }  // namespace
 
-int main() {
+int main(int, char** argv) {
+  kiln::prefer_passive_openmp_waiting(argv);  // first: spinning OpenMP threads slow a shared CPU
   try {
     kiln::Generator gen(11);
     kiln::Tensor x = kiln::Tensor::empty({6, 5});

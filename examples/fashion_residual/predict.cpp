@@ -8,6 +8,7 @@
 #include "residual_net.h"
 
 int main(int argc, char** argv) {
+  kiln::prefer_passive_openmp_waiting(argv);  // first: spinning OpenMP threads slow a shared CPU
   if (argc != 2) {
     std::fprintf(stderr, "usage: predict_residual CHECKPOINT_DIR\n");
     return 2;

@@ -21,6 +21,7 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kiln::prefer_passive_openmp_waiting(argv);  // first: spinning OpenMP threads slow a shared CPU
   if (argc != 2) {
     std::fprintf(stderr, "usage: train_residual CHECKPOINT_DIR\n");
     return 2;

@@ -30,7 +30,8 @@ void spiral(int n, std::uint32_t seed, std::vector<float>& points,
 
 }  // namespace
 
-int main() {
+int main(int, char** argv) {
+  kiln::prefer_passive_openmp_waiting(argv);  // first: spinning OpenMP threads slow a shared CPU
   try {
     std::vector<float> x, test_x;
     std::vector<std::int32_t> y, test_y;

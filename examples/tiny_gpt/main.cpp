@@ -102,6 +102,7 @@ std::string sample(kiln::Gpt& model, std::int64_t tokens, std::uint64_t seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kiln::prefer_passive_openmp_waiting(argv);  // first: spinning OpenMP threads slow a shared CPU
   try {
     const Options o = parse(argc, argv);
     std::string text = o.path.empty() ? tiny_gpt::fortune_text() : tiny_gpt::read_text(o.path);

@@ -12,6 +12,7 @@
 #include "app_testing.h"
 #include "kiln/apps/doctor/dmi_memory.h"
 #include "kiln/apps/doctor/judgement.h"
+#include "kiln/apps/doctor/measure.h"
 #include "kiln/core/error.h"
 #include "kiln/data/image_io.h"
 
@@ -85,22 +86,90 @@ TEST(DoctorJudgement, AnX4LinkForAnX16CardIsTheWrongSlot) {
   EXPECT_EQ(find(judge(f), "gpu", Verdict::problem), nullptr);
 }
 
-TEST(DoctorJudgement, GemmWithoutAKnownFrequencyCannotTellThePeak) {
+TEST(DoctorJudgement, GemmWithoutAKnownFrequencyOrFmaRateCannotTellThePeak) {
   MachineFigures f = healthy();
   f.cpu.frequency_mhz = -1.0;
-  f.cpu.gemm_peak_gflops = -1.0;
+  set_gemm_peak(f.cpu);
   const Judgement* j = find(judge(f), "gemm", Verdict::cannot_tell);
   ASSERT_NE(j, nullptr);
   EXPECT_NE(j->text.find("frequency is hidden"), std::string::npos) << j->text;
 }
 
-TEST(DoctorJudgement, GemmFarBelowTheIsaPeakIsAProblem) {
+TEST(DoctorJudgement, GemmFarBelowTheTablePeakIsAProblem) {
   MachineFigures f = healthy();
   f.cpu.gemm_gflops = 0.2 * f.cpu.gemm_peak_gflops;
   EXPECT_NE(find(judge(f), "gemm", Verdict::problem), nullptr);
-  EXPECT_EQ(fp32_flops_per_cycle("avx2"), 32.0);
-  EXPECT_EQ(fp32_flops_per_cycle("avx512_core_amx"), 64.0);
-  EXPECT_LT(fp32_flops_per_cycle("generic"), 0.0);
+}
+
+// A CPU as kiln's probe would describe it, measured at `gflops` on all its cores at `mhz`.
+CpuFigures described(const std::string& name, double mhz, double gflops) {
+  CpuFigures c;
+  describe_cpu(kiln::named_cpu_description(name, 2), c);
+  c.gemm_threads = 2;
+  c.gemm_gflops = gflops;
+  c.frequency_mhz = mhz;
+  c.frequency_source = "cpuinfo";
+  set_gemm_peak(c);
+  return c;
+}
+
+TEST(DoctorJudgement, AQuietZen4ReadsHealthyAgainstItsMicroarchitecturesPeak) {
+  // Zen 4 runs AVX-512 on 256-bit units: 32 fp32 FLOPs per cycle, not the 64 of its ISA.
+  MachineFigures f = healthy();
+  f.cpu = described("zen4", 2596.0, 190.0);
+  EXPECT_EQ(f.cpu.peak_source, "table");
+  EXPECT_DOUBLE_EQ(f.cpu.gemm_peak_gflops, 2 * 2.596 * 32);
+  const Judgement* j = find(judge(f), "gemm", Verdict::ok);
+  ASSERT_NE(j, nullptr);
+  EXPECT_NE(j->text.find("Zen 4"), std::string::npos) << j->text;
+  EXPECT_NE(j->text.find("32 FLOPs/cycle"), std::string::npos) << j->text;
+}
+
+TEST(DoctorJudgement, AnIntelCpuWithTwoFmaUnitsAt30PercentOfItsPeakIsAProblem) {
+  for (const char* name : {"icelake-sp", "sapphire-rapids"}) {
+    MachineFigures f = healthy();
+    f.cpu = described(name, 2000.0, 0.3 * 2 * 2.0 * 64);
+    EXPECT_EQ(f.cpu.flops_per_cycle, 64.0) << name;
+    const Judgement* j = find(judge(f), "gemm", Verdict::problem);
+    ASSERT_NE(j, nullptr) << name;
+    EXPECT_NE(j->text.find("30 % of the peak"), std::string::npos) << j->text;
+    EXPECT_NE(j->text.find("two 512-bit FMA units"), std::string::npos) << j->text;
+  }
+}
+
+TEST(DoctorJudgement, ACpuWithoutATableFigureIsJudgedAgainstTheMeasuredFmaRate) {
+  MachineFigures f = healthy();
+  f.cpu = described("skylake-sp", 2400.0, 150.0);  // one or two FMA units, by SKU
+  EXPECT_TRUE(f.cpu.peak_source.empty());
+  EXPECT_NE(find(judge(f), "gemm", Verdict::cannot_tell), nullptr);
+  f.cpu.fma_gflops = 200.0;
+  f.cpu.fma_threads = 2;
+  set_gemm_peak(f.cpu);
+  EXPECT_EQ(f.cpu.peak_source, "measured");
+  const Judgement* ok = find(judge(f), "gemm", Verdict::ok);
+  ASSERT_NE(ok, nullptr);
+  EXPECT_NE(ok->text.find("75 % of the measured FMA peak 200"), std::string::npos) << ok->text;
+  EXPECT_NE(ok->text.find("Skylake-SP"), std::string::npos) << ok->text;
+  f.cpu.gemm_gflops = 40.0;
+  EXPECT_NE(find(judge(f), "gemm", Verdict::problem), nullptr);
+}
+
+TEST(DoctorJudgement, AnEarlierDoctorsPeakAssumedFromTheIsaIsNotUsed) {
+  nlohmann::json j =
+      nlohmann::json::parse(R"({"cpu": {"cores": 2, "physical_cores": 2, "isa": "avx512_core",
+      "gemm_gflops": 105.0, "gemm_threads": 2, "frequency_mhz": 2596.0, "frequency_source": "cpuinfo",
+      "flops_per_cycle": 64.0, "gemm_peak_gflops": 332.3}})");
+  const MachineFigures f = figures_from_json(j, "old.json");
+  EXPECT_LT(f.cpu.gemm_peak_gflops, 0.0);
+  EXPECT_NE(find(judge(f), "gemm", Verdict::cannot_tell), nullptr);
+}
+
+TEST(DoctorFma, MeasuresARateOnEveryThreadAtOnce) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    GTEST_SKIP() << "this CPU has no FMA instructions: fma_gflops returns -1";
+  const double one = fma_gflops(1, 0.01);
+  EXPECT_GT(one, 1.0);  // any FMA core does more than a GFLOP/s
+  EXPECT_GT(fma_gflops(2, 0.01), 0.0);
 }
 
 TEST(DoctorJudgement, SlowReadsAreAProblemOnlyWhenBothBytesAndFilesAreSlow) {

@@ -2,15 +2,18 @@
 // optimizer rewrites a parameter's copy from its new value in the update's own pass (also a copy
 // made after the optimizer, as a layer makes it), the same values as training without copies, and
 // leaves parameters without a copy alone; the copy is the exact round-to-nearest-even of the
-// value; a Linear makes it at its first forward, and loading or moving values resets it.
+// value; a Linear makes it at its first forward on a bf16 CPU (any machine, through the CPU
+// description), and loading or moving values resets it.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu_compute.h"
+#include "kiln/core/cpu_description.h"
 #include "kiln/core/precision.h"
 #include "kiln/layers/bf16_shadow.h"
 #include "kiln/layers/linear.h"
@@ -61,24 +64,70 @@ TEST(Bf16Copies, EveryOptimizerRewritesTheCopyFromTheUpdatedValue) {
   }
 }
 
-TEST(Bf16Copies, LinearMakesItsCopyAtTheFirstForwardAndLoadingResetsIt) {
-  if (!onednn_built() || !cpu_has_bf16_instructions())
-    GTEST_SKIP() << "copies are kept only on the oneDNN path of a CPU with bf16 instructions";
+// Whether a CPU described as `name` keeps copies: AVX-512 bf16 and AMX do, AVX2 and plain
+// AVX-512 do not. Each branch runs on any machine: a described bf16 CPU on one without bf16
+// kernels multiplies its copies widened to fp32 (core/cpu/onednn/runtime.h).
+struct Described {
+  const char* name;
+  bool keeps_copies;
+};
+constexpr Described kDescribed[] = {
+    {"zen3", false}, {"skylake-sp", false}, {"zen4", true}, {"sapphire-rapids", true}};
+
+TEST(Bf16Copies, LinearMakesItsCopyAtTheFirstForwardOnABf16CpuAndLoadingResetsIt) {
+  if (!onednn_built())
+    GTEST_SKIP() << "copies are kept only on the oneDNN path, absent from this build";
+  const MatmulPrecision old = matmul_precision();
+  const CpuCompute old_compute = cpu_compute();
+  set_cpu_compute(CpuCompute::onednn);
+  for (const Described& d : kDescribed) {
+    SCOPED_TRACE(d.name);
+    const ScopedCpuDescription cpu(named_cpu_description(d.name));
+    set_matmul_precision(MatmulPrecision::bf16);
+    Generator gen(3);
+    Linear layer(33, 7, gen);
+    EXPECT_FALSE(shadow(layer.weight()).defined());
+    layer.forward(testing::random_tensor(Shape{5, 33}, 4));
+    ASSERT_EQ(shadow(layer.weight()).defined(), d.keeps_copies);
+    if (!d.keeps_copies) continue;
+    EXPECT_EQ(bits_of(shadow(layer.weight())), rounded(layer.weight().value));
+    parameter_values_changed(layer);
+    EXPECT_FALSE(shadow(layer.weight()).defined());
+    set_matmul_precision(MatmulPrecision::fp32);
+    layer.forward(testing::random_tensor(Shape{5, 33}, 4));
+    EXPECT_FALSE(shadow(layer.weight()).defined()) << "fp32 keeps no copy";
+  }
+  set_matmul_precision(old);
+  set_cpu_compute(old_compute);
+}
+
+// The same Linear, forward and backward, on every described CPU: the bf16 branch (the weight's
+// copy, the gradient written as bf16) gives what rounding in fp32 gives, to the accumulation
+// order of the kernels that ran.
+TEST(Bf16Copies, EveryDescribedCpuComputesTheSameBf16Products) {
+  if (!onednn_built())
+    GTEST_SKIP() << "the described kernel sets are oneDNN's, absent from this build";
   const MatmulPrecision old = matmul_precision();
   const CpuCompute old_compute = cpu_compute();
   set_cpu_compute(CpuCompute::onednn);
   set_matmul_precision(MatmulPrecision::bf16);
-  Generator gen(3);
-  Linear layer(33, 7, gen);
-  EXPECT_FALSE(shadow(layer.weight()).defined());
-  layer.forward(testing::random_tensor(Shape{5, 33}, 4));
-  ASSERT_TRUE(shadow(layer.weight()).defined());
-  EXPECT_EQ(bits_of(shadow(layer.weight())), rounded(layer.weight().value));
-  parameter_values_changed(layer);
-  EXPECT_FALSE(shadow(layer.weight()).defined());
-  set_matmul_precision(MatmulPrecision::fp32);
-  layer.forward(testing::random_tensor(Shape{5, 33}, 4));
-  EXPECT_FALSE(shadow(layer.weight()).defined()) << "fp32 keeps no copy";
+  const Tensor x = testing::random_tensor(Shape{7, 33}, 5),
+               dy = testing::random_tensor(Shape{7, 9}, 6);
+  std::vector<std::vector<float>> outputs;
+  for (const Described& d : kDescribed) {
+    const ScopedCpuDescription cpu(named_cpu_description(d.name));
+    Generator gen(3);
+    Linear layer(33, 9, gen);
+    const std::vector<float> y = layer.forward(x).to_vector<float>();
+    std::vector<float> all = y;
+    for (float v : layer.backward(dy).to_vector<float>()) all.push_back(v);
+    for (float v : layer.weight().grad.to_vector<float>()) all.push_back(v);
+    outputs.push_back(all);
+  }
+  for (std::size_t k = 1; k < outputs.size(); ++k)
+    for (std::size_t i = 0; i < outputs[0].size(); ++i)
+      EXPECT_NEAR(outputs[k][i], outputs[0][i], 1e-4f * (1.0f + std::abs(outputs[0][i])))
+          << kDescribed[k].name << " against " << kDescribed[0].name << " at " << i;
   set_matmul_precision(old);
   set_cpu_compute(old_compute);
 }

@@ -203,3 +203,31 @@ TEST(CpuCompetition, NamesProcessesOfOneNameTogetherBusiestFirst) {
   EXPECT_EQ(kiln::describe_processes({{1, "cc1plus", 24.0}, {2, "yes", 30.0}, {3, "cc1plus", 24.0}, {4, "make", 6.0}}, 2),
             "cc1plus (2 processes) 48 %, yes 30 %");
 }
+
+TEST(Diagnosis, NamesTheWaitPolicyWhenSpinningThreadsTakeCoresOthersNeed) {
+  kiln::EpochReport r = report(10.0, 50.0);
+  r.cpu_threads = 2;
+  r.run_queue_wait_percent = 40.0;  // another process shares the cores
+  r.openmp_spin_waits = true;
+  const kiln::Diagnosis d = kiln::diagnose(r, 2);
+  EXPECT_TRUE(d.has(kiln::Finding::openmp_spinning));
+  EXPECT_TRUE(mentions(d.lines(),
+                       "OpenMP's 2 threads spin while they wait between parallel regions, on "
+                       "cores that other processes need; try OMP_WAIT_POLICY=PASSIVE in the "
+                       "environment, or kiln::prefer_passive_openmp_waiting(argv) first in main()"))
+      << d.text();
+  r.openmp_spin_waits = false;  // passive already
+  EXPECT_FALSE(kiln::diagnose(r, 2).has(kiln::Finding::openmp_spinning));
+  r.openmp_spin_waits = true;
+  r.cpu_threads = 1;  // one thread has nobody to wait for
+  EXPECT_FALSE(kiln::diagnose(r, 2).has(kiln::Finding::openmp_spinning));
+  kiln::EpochReport alone = report(10.0, 50.0);
+  alone.cpu_threads = 2;
+  alone.run_queue_wait_percent = 1.0;
+  alone.openmp_spin_waits = true;  // alone, fed: the spinning costs nothing
+  EXPECT_FALSE(kiln::diagnose(alone, 2).has(kiln::Finding::openmp_spinning));
+  kiln::EpochReport starved = report(10.0, 3000.0);  // the step waits while threads spin
+  starved.cpu_threads = 2;
+  starved.openmp_spin_waits = true;
+  EXPECT_TRUE(mentions(kiln::diagnose(starved, 2).lines(), "cores that the loader's workers need"));
+}

@@ -34,8 +34,15 @@ void conv2d_backward_data(const Window2d&, const float*, const float*, float*, b
 void conv2d_backward_filter(const Window2d&, const float*, const float*, float*, float*, bool) {
   absent("conv2d_backward_filter");
 }
+std::size_t matmul_scratchpad_bytes(bool, bool, Index, Index, Index, float, bool, float, bool) {
+  return 0;
+}
+std::size_t batched_matmul_scratchpad_bytes(bool, bool, Index, Index, Index, Index, bool) {
+  return 0;
+}
+void release_workspace() {}
 std::string isa_name() { return "none"; }
-bool has_bf16_instructions() { return false; }
+bool machine_has_bf16_kernels() { return false; }
 std::string version() { return "absent"; }
 
 }  // namespace kiln::cpu::onednn

@@ -19,6 +19,21 @@ dnnl::memory::desc batch_desc(Index batch, Index rows, Index cols, bool transpos
   return dnnl::memory::desc({batch, rows, cols}, type, strides);
 }
 
+dnnl::matmul::primitive_desc batched_pd(bool trans_a, bool trans_b, Index batch, Index m, Index n,
+                                        Index k, float alpha, float beta, dt a_type, dt b_type) {
+  dnnl::primitive_attr attr = scratchpad_attr();
+  if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+  if (beta != 0.0f) {
+    dnnl::post_ops ops;
+    ops.append_sum(beta);
+    attr.set_post_ops(ops);
+  }
+  const dnnl::matmul::desc d(batch_desc(batch, m, k, trans_a, a_type),
+                             batch_desc(batch, k, n, trans_b, b_type),
+                             batch_desc(batch, m, n, false, dt::f32));
+  return dnnl::matmul::primitive_desc(d, attr, context().engine);
+}
+
 bool supports(const op::BatchedGemm& o) {
   return o.batch > 0 && o.m > 0 && o.n > 0 && o.k > 0 && o.alpha != 0.0f;
 }
@@ -35,15 +50,8 @@ void kernel(op::BatchedGemm& o) {
     const dnnl::memory::desc b_md = batch_desc(o.batch, o.k, o.n, o.trans_b, b.type);
     const dnnl::memory::desc c_md = batch_desc(o.batch, o.m, o.n, false, dt::f32);
     const Cached& p = cached(key, [&] {
-      dnnl::primitive_attr attr = scratchpad_attr();
-      if (o.alpha != 1.0f) attr.set_output_scales(0, {o.alpha});
-      if (o.beta != 0.0f) {
-        dnnl::post_ops ops;
-        ops.append_sum(o.beta);
-        attr.set_post_ops(ops);
-      }
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr,
-                                            context().engine);
+      const auto pd =
+          batched_pd(o.trans_a, o.trans_b, o.batch, o.m, o.n, o.k, o.alpha, o.beta, a.type, b.type);
       return Cached{dnnl::matmul(pd), pd.scratchpad_desc().get_size()};
     });
     const dnnl::engine& e = context().engine;
@@ -57,4 +65,17 @@ const RegisterKernel<op::BatchedGemm> kBatchedGemm(Backend::onednn, kernel, "fp3
                                                    supports);
 
 }  // namespace
+
+std::size_t batched_matmul_scratchpad_bytes(bool trans_a, bool trans_b, Index batch, Index m,
+                                            Index n, Index k, bool bf16) {
+  if (batch <= 0 || m <= 0 || n <= 0 || k <= 0) return 0;  // the reference kernel takes these
+  const dt type = product_type(bf16);
+  std::size_t bytes = 0;
+  guarded("batched_matmul", fmt::format("{}x{}x{}x{}", batch, m, n, k), [&] {
+    bytes = batched_pd(trans_a, trans_b, batch, m, n, k, 1.0f, 0.0f, type, type)
+                .scratchpad_desc()
+                .get_size();
+  });
+  return bytes;
+}
 }  // namespace kiln::cpu::onednn

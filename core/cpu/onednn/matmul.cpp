@@ -9,14 +9,33 @@
 #include <bit>
 #include <cstdint>
 
-#include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu/activation.h"
+#include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu/bias.h"
 #include "kiln/core/cpu/onednn/runtime.h"
+#include "kiln/core/cpu_compute.h"
 
 namespace kiln::cpu::onednn {
 
 namespace {
+
+dnnl::matmul::primitive_desc matmul_pd(bool trans_a, bool trans_b, Index m, Index n, Index k,
+                                       float alpha, dt a_type, dt b_type, bool bias, float beta) {
+  dnnl::primitive_attr attr = scratchpad_attr();
+  if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+  if (beta != 0.0f) {
+    dnnl::post_ops ops;
+    ops.append_sum(beta);
+    attr.set_post_ops(ops);
+  }
+  const dnnl::memory::desc a_md = matrix_desc(m, k, trans_a, a_type);
+  const dnnl::memory::desc b_md = matrix_desc(k, n, trans_b, b_type);
+  const dnnl::memory::desc c_md = matrix_desc(m, n, false, dt::f32);
+  const dnnl::matmul::desc d =
+      bias ? dnnl::matmul::desc(a_md, b_md, matrix_desc(1, n, false, dt::f32), c_md)
+           : dnnl::matmul::desc(a_md, b_md, c_md);
+  return dnnl::matmul::primitive_desc(d, attr, context().engine);
+}
 
 // c (m, n) = alpha * op(a) @ op(b) (+ bias row) + beta * c, a and b already in the type the
 // primitive takes. One cached primitive per shape, layout, type, alpha and beta (kiln calls
@@ -32,16 +51,8 @@ void matmul(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, 
     const dnnl::memory::desc bias_md = matrix_desc(1, n, false, dt::f32);
     const dnnl::memory::desc c_md = matrix_desc(m, n, false, dt::f32);
     const Cached& p = cached(key, [&] {
-      dnnl::primitive_attr attr = scratchpad_attr();
-      if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
-      if (beta != 0.0f) {
-        dnnl::post_ops ops;
-        ops.append_sum(beta);
-        attr.set_post_ops(ops);
-      }
-      const dnnl::matmul::desc d = bias != nullptr ? dnnl::matmul::desc(a_md, b_md, bias_md, c_md)
-                                                   : dnnl::matmul::desc(a_md, b_md, c_md);
-      const dnnl::matmul::primitive_desc pd(d, attr, context().engine);
+      const auto pd =
+          matmul_pd(trans_a, trans_b, m, n, k, alpha, a.type, b.type, bias != nullptr, beta);
       return Cached{dnnl::matmul(pd), pd.scratchpad_desc().get_size()};
     });
     const dnnl::engine& e = context().engine;
@@ -56,7 +67,8 @@ void matmul(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, 
 // The weight as the product takes it: its bf16 copy where one is kept and the CPU multiplies
 // bf16, else operand() (slot 1).
 Operand weight_operand(const float* w, const std::uint16_t* w_bf16, Index count, bool bf16) {
-  if (bf16 && w_bf16 != nullptr && has_bf16_instructions()) return {const_cast<std::uint16_t*>(w_bf16), dt::bf16};
+  if (bf16 && w_bf16 != nullptr && cpu_has_bf16_instructions())
+    return bf16_operand(w_bf16, count, 1);
   return operand(w, count, bf16, 1);
 }
 
@@ -110,6 +122,18 @@ void relu_mask_and_bias_sums(Index rows, Index cols, const float* dy, const floa
 
 }  // namespace
 
+std::size_t matmul_scratchpad_bytes(bool trans_a, bool trans_b, Index m, Index n, Index k,
+                                    float alpha, bool bias, float beta, bool bf16) {
+  const dt type = product_type(bf16);
+  std::size_t bytes = 0;
+  guarded("matmul", fmt::format("{}x{}x{}", m, n, k), [&] {
+    bytes = matmul_pd(trans_a, trans_b, m, n, k, alpha, type, type, bias, beta)
+                .scratchpad_desc()
+                .get_size();
+  });
+  return bytes;
+}
+
 void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
           const float* b, float beta, float* c, bool bf16) {
   matmul(trans_a, trans_b, m, n, k, alpha, operand(a, m * k, bf16, 0), operand(b, k * n, bf16, 1), nullptr,
@@ -127,10 +151,10 @@ void linear_backward(Index n, Index in, Index out, const float* dy, const float*
                      const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias, float* dx,
                      float* dpre, bool bf16) {
   Operand g{const_cast<float*>(dy), dt::f32};
-  if (bf16 && has_bf16_instructions()) {  // dpre straight into bf16: both products take it so
+  if (bf16 && cpu_has_bf16_instructions()) {  // dpre straight into bf16: both products take it so
     auto* bits = static_cast<std::uint16_t*>(staging(static_cast<std::size_t>(n * out) * 2, 2));
     relu_mask_and_bias_sums(n, out, dy, y_relu, bits, dbias);
-    g = {bits, dt::bf16};
+    g = bf16_operand(bits, n * out, 2);
   } else {
     if (y_relu != nullptr) {
       relu_mask_and_bias_sums(n, out, dy, y_relu, dpre, dbias);

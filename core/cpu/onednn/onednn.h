@@ -9,6 +9,7 @@
 // at one count they repeat bit for bit (what resuming from a checkpoint relies on).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -35,6 +36,16 @@ void linear_backward(Index n, Index in, Index out, const float* dy, const float*
                      const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias, float* dx,
                      float* dpre, bool bf16);
 
+// The scratchpad bytes oneDNN's primitive for that product (a batch of them) asks for at the
+// calling thread's thread count and these operand types: what the memory estimate counts
+// (core/cpu_workspace.h); 0 without oneDNN.
+std::size_t matmul_scratchpad_bytes(bool trans_a, bool trans_b, Index m, Index n, Index k,
+                                    float alpha, bool bias, float beta, bool bf16);
+std::size_t batched_matmul_scratchpad_bytes(bool trans_a, bool trans_b, Index batch, Index m,
+                                            Index n, Index k, bool bf16);
+// Frees the calling thread's scratchpad and staging buffers (they grow again when used).
+void release_workspace();
+
 // NCHW convolution; y and dx "=", dw and dbias "+=" (dbias may be null). supports_conv: false
 // for the geometries oneDNN cannot express (a floor-mode output that leaves input rows unread
 // needs a negative right padding); those take the reference path.
@@ -45,10 +56,14 @@ void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, fl
 void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, float* dw,
                             float* dbias, bool bf16);
 
-// "avx512_core_amx", "avx2", ...: the instruction set oneDNN generates kernels for (its
-// DNNL_MAX_CPU_ISA environment variable caps it, e.g. AVX2 to try an AVX2-only machine's path).
+// "avx512_core_amx", "avx2", ...: the instruction set oneDNN generates kernels for on this
+// machine (its DNNL_MAX_CPU_ISA environment variable caps it, e.g. AVX2 to try an AVX2-only
+// machine's path). The CPU probe reads it; everything else reads cpu_description().
 std::string isa_name();
-bool has_bf16_instructions();
+// Whether this machine's oneDNN kernels take bf16 operands in hardware, whatever
+// cpu_description() says: a described bf16 CPU on a machine without them runs its bf16 operands
+// widened to fp32, which holds the same values (core/cpu/onednn/runtime.h).
+bool machine_has_bf16_kernels();
 std::string version();
 
 }  // namespace kiln::cpu::onednn

@@ -27,19 +27,27 @@ Context& context() {
   return ctx;
 }
 
-Scratch::~Scratch() {
-  if (data_ != nullptr) release_bytes(data_, bytes_, Device::cpu());
+namespace {
+
+// The calling thread's grow-only buffers: the primitives' scratchpad, operand()'s bf16 copies,
+// staging(), bf16_operand()'s widened copies.
+struct Workspace {
+  Scratch scratchpad;
+  std::array<Scratch, 4> bf16_operands, staging, widened;
+};
+
+Workspace& workspace() {
+  thread_local Workspace w;
+  return w;
 }
 
-void* Scratch::get(std::size_t bytes) {
-  if (bytes > bytes_) {
-    if (data_ != nullptr) release_bytes(data_, bytes_, Device::cpu());
-    data_ = nullptr;
-    bytes_ = 0;
-    data_ = allocate_bytes(bytes, Device::cpu());
-    bytes_ = bytes;
-  }
-  return data_;
+}  // namespace
+
+void release_workspace() {
+  Workspace& w = workspace();
+  w.scratchpad.release();
+  for (auto* slots : {&w.bf16_operands, &w.staging, &w.widened})
+    for (Scratch& s : *slots) s.release();
 }
 
 dnnl::primitive_attr scratchpad_attr() {
@@ -51,9 +59,9 @@ dnnl::primitive_attr scratchpad_attr() {
 void execute(const Cached& p, std::unordered_map<int, dnnl::memory> args) {
   Context& ctx = context();
   if (p.scratchpad_bytes > 0) {
-    thread_local Scratch scratchpad;
     const dnnl::memory::desc md({static_cast<Index>(p.scratchpad_bytes)}, dt::u8, tag::a);
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(md, ctx.engine, scratchpad.get(p.scratchpad_bytes)));
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 dnnl::memory(md, ctx.engine, workspace().scratchpad.get(p.scratchpad_bytes)));
   }
   p.primitive.execute(ctx.stream, args);
   ctx.stream.wait();
@@ -65,20 +73,35 @@ dnnl::memory::desc matrix_desc(Index rows, Index cols, bool transposed, dt type)
   return dnnl::memory::desc({rows, cols}, type, strides);
 }
 
+dt product_type(bool bf16) {
+  return bf16 && cpu_has_bf16_instructions() && machine_has_bf16_kernels() ? dt::bf16 : dt::f32;
+}
+
 Operand operand(const float* data, Index count, bool bf16, int slot) {
   if (!bf16) return {const_cast<float*>(data), dt::f32};
-  if (!has_bf16_instructions()) return {const_cast<float*>(rounded_to_bf16(data, count, slot)), dt::f32};
-  thread_local std::array<Scratch, 4> buffers;
-  auto* out = static_cast<std::uint16_t*>(buffers.at(static_cast<std::size_t>(slot))
-                                              .get(static_cast<std::size_t>(count) * sizeof(std::uint16_t)));
+  if (product_type(true) == dt::f32)
+    return {const_cast<float*>(rounded_to_bf16(data, count, slot)), dt::f32};
+  auto* out = static_cast<std::uint16_t*>(
+      workspace()
+          .bf16_operands.at(static_cast<std::size_t>(slot))
+          .get(static_cast<std::size_t>(count) * sizeof(std::uint16_t)));
 #pragma omp parallel for if (count > 65536) schedule(static)
   for (Index i = 0; i < count; ++i) out[i] = bf16_bits(data[i]);
   return {out, dt::bf16};
 }
 
 void* staging(std::size_t bytes, int slot) {
-  thread_local std::array<Scratch, 4> buffers;
-  return buffers.at(static_cast<std::size_t>(slot)).get(bytes);
+  return workspace().staging.at(static_cast<std::size_t>(slot)).get(bytes);
+}
+
+Operand bf16_operand(const std::uint16_t* bits, Index count, int slot) {
+  if (machine_has_bf16_kernels()) return {const_cast<std::uint16_t*>(bits), dt::bf16};
+  auto* out = static_cast<float*>(workspace()
+                                      .widened.at(static_cast<std::size_t>(slot))
+                                      .get(static_cast<std::size_t>(count) * sizeof(float)));
+#pragma omp parallel for if (count > 65536) schedule(static)
+  for (Index i = 0; i < count; ++i) out[i] = bf16_to_float(bits[i]);
+  return {out, dt::f32};
 }
 
 [[noreturn]] void throw_onednn_error(const char* op, const std::string& shapes, const dnnl::error& e) {
@@ -102,7 +125,7 @@ std::string isa_name() {
   }
 }
 
-bool has_bf16_instructions() {
+bool machine_has_bf16_kernels() {
   const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
   return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
 }

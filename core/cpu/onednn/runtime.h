@@ -12,6 +12,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "kiln/core/cpu/onednn/onednn.h"
+#include "kiln/core/cpu/scratch.h"
 
 namespace kiln::cpu::onednn {
 
@@ -26,19 +27,7 @@ struct Context {
 };
 Context& context();
 
-// A grow-only buffer from kiln's CPU allocator (so the steady-state allocation test counts it).
-class Scratch {
- public:
-  Scratch() = default;
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch();
-  void* get(std::size_t bytes);
-
- private:
-  void* data_ = nullptr;
-  std::size_t bytes_ = 0;
-};
+using cpu::Scratch;  // core/cpu/scratch.h
 
 // A primitive ready to run: built once for its key, with the size of the scratchpad it asked for.
 struct Cached {
@@ -87,10 +76,19 @@ struct Operand {
   dt type;
 };
 Operand operand(const float* data, Index count, bool bf16, int slot);
+// The type operand() gives a product's inputs: bf16 where the described CPU multiplies bf16 and
+// this machine's kernels do, else float32.
+dt product_type(bool bf16);
 
 // A staging buffer of the calling thread for data in another layout (slots 0..3, apart from
 // operand()'s).
 void* staging(std::size_t bytes, int slot);
+
+// bf16 data kiln keeps (a weight's copy, a gradient written as bf16) as the primitive takes it:
+// as bf16 where this machine's kernels take it, else widened to float32 into the calling
+// thread's buffer `slot` (0..3; exact, so the product sees the same values), so that a described
+// bf16 CPU runs kiln's bf16 branch on any machine.
+Operand bf16_operand(const std::uint16_t* bits, Index count, int slot);
 
 // Runs `body`, turning a dnnl::error into kiln::Error "oneDNN <op> <shapes>: <reason>".
 [[noreturn]] void throw_onednn_error(const char* op, const std::string& shapes, const dnnl::error& e);
