@@ -41,14 +41,15 @@ class ScopedVariable {
 TEST(Environment, ListsEveryVariableTheLibraryReads) {
   std::string names;
   for (const kiln::EnvironmentVariable& v : kiln::environment_variables()) names += std::string(v.name) + " ";
-  EXPECT_EQ(names, "KILN_CPU_COMPUTE KILN_RELU_EPILOGUE KILN_LOG_LEVEL ");
+  EXPECT_EQ(names, "KILN_CPU_COMPUTE KILN_RELU_EPILOGUE KILN_LOG_LEVEL KILN_DEVICE_ALLOCATOR ");
 }
 
 TEST(Environment, ABadValueIsNamedWithItsVariable) {
   for (const auto& [name, expected] :
        {std::pair{"KILN_CPU_COMPUTE", "KILN_CPU_COMPUTE='garbage\\x1b[2J': expected onednn or reference"},
         std::pair{"KILN_RELU_EPILOGUE", "KILN_RELU_EPILOGUE='garbage\\x1b[2J': expected fused or separate"},
-        std::pair{"KILN_LOG_LEVEL", "KILN_LOG_LEVEL='garbage\\x1b[2J': expected trace, debug"}}) {
+        std::pair{"KILN_LOG_LEVEL", "KILN_LOG_LEVEL='garbage\\x1b[2J': expected trace, debug"},
+        std::pair{"KILN_DEVICE_ALLOCATOR", "KILN_DEVICE_ALLOCATOR='garbage\\x1b[2J': expected caching or exact"}}) {
     const ScopedVariable bad(name, "garbage\x1b[2J");
     const std::string message = error_message([] { kiln::check_environment(); });
     EXPECT_NE(message.find(expected), std::string::npos) << message;
@@ -59,6 +60,7 @@ TEST(Environment, GoodAndEmptyValuesPass) {
   const ScopedVariable compute("KILN_CPU_COMPUTE", "reference");
   const ScopedVariable epilogue("KILN_RELU_EPILOGUE", "fused");
   const ScopedVariable level("KILN_LOG_LEVEL", "off");
+  const ScopedVariable allocator("KILN_DEVICE_ALLOCATOR", "exact");
   EXPECT_EQ(error_message([] { kiln::check_environment(); }), "");
   const ScopedVariable empty("KILN_LOG_LEVEL", "");
   EXPECT_EQ(error_message([] { kiln::check_environment(); }), "");
