@@ -1,8 +1,15 @@
 // The caching allocator's bookkeeping. The raw allocator is called only on a cache miss (and
-// once more after emptying the cache when it reports out of memory).
+// once more after emptying the cache when it reports out of memory); under the exact policy, on
+// every allocation, and every release empties the cache.
 #include "kiln/core/caching_allocator.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+#include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
+#include "kiln/core/log.h"
 
 namespace kiln {
 
@@ -19,7 +26,30 @@ std::size_t round_up(std::size_t n, std::size_t granule) {
 }
 }  // namespace
 
-CachingAllocator::CachingAllocator(RawAllocator raw) : raw_(std::move(raw)) {}
+AllocationPolicy parse_allocation_policy(const char* name) {
+  if (name == nullptr || *name == '\0' || std::string_view(name) == "caching")
+    return AllocationPolicy::caching;
+  if (std::string_view(name) == "exact") return AllocationPolicy::exact;
+  KILN_THROW(
+      "KILN_DEVICE_ALLOCATOR={}: expected caching or exact (or unset it: caching is the "
+      "default; exact is for compute-sanitizer's memcheck)",
+      excerpt(name));
+}
+
+AllocationPolicy device_allocation_policy() {
+  static const AllocationPolicy policy = [] {
+    const AllocationPolicy p = parse_allocation_policy(std::getenv("KILN_DEVICE_ALLOCATOR"));
+    if (p == AllocationPolicy::exact)
+      log::warn(
+          "KILN_DEVICE_ALLOCATOR=exact: device allocations of the exact size, no cache "
+          "(a raw allocation and release each), so that memcheck sees every overrun");
+    return p;
+  }();
+  return policy;
+}
+
+CachingAllocator::CachingAllocator(RawAllocator raw, AllocationPolicy policy)
+    : raw_(std::move(raw)), policy_(policy) {}
 
 CachingAllocator::~CachingAllocator() {
   std::lock_guard lock(mutex_);
@@ -47,11 +77,13 @@ std::size_t CachingAllocator::round_size(std::size_t bytes) {
 }
 
 void* CachingAllocator::allocate(std::size_t bytes, StreamKey stream) {
-  const std::size_t size = round_size(bytes);
+  const bool exact = policy_ == AllocationPolicy::exact;
+  const std::size_t size = exact ? std::max<std::size_t>(bytes, 1) : round_size(bytes);
   const PoolId pool = pool_now();
   std::lock_guard lock(mutex_);
   if (pool != kSharedPool) open_pools_.insert(pool);
   collect_pending_locked();
+  release_now_if_exact_locked();  // blocks whose other-stream uses have passed since
   void* ptr = nullptr;
   std::size_t block_size = size;
   // The smallest cached block on this stream that fits and is not wastefully large: from the
@@ -68,7 +100,8 @@ void* CachingAllocator::allocate(std::size_t bytes, StreamKey stream) {
     if (it->second.empty()) free_.erase(it);
     return true;
   };
-  if (!take(pool) && (pool == kSharedPool || !take(kSharedPool))) {
+  // Exact: never from the cache, so every block is exactly its request to the sanitizer.
+  if (exact || (!take(pool) && (pool == kSharedPool || !take(kSharedPool)))) {
     ptr = raw_.allocate(size);
     if (ptr == nullptr) {
       if (raw_.may_release_now && !raw_.may_release_now()) return nullptr;
@@ -101,11 +134,17 @@ void CachingAllocator::release(void* ptr) {
     open_pools_.insert(pool);
     block.pool = pool;
   }
-  if (block.uses.empty()) {
+  if (block.uses.empty())
     add_free_locked(ptr, block);
-    return;
-  }
-  pending_.push_back(Pending{ptr, std::move(block)});
+  else
+    pending_.push_back(Pending{ptr, std::move(block)});
+  release_now_if_exact_locked();
+}
+
+void CachingAllocator::release_now_if_exact_locked() {
+  if (policy_ != AllocationPolicy::exact) return;
+  if (raw_.may_release_now && !raw_.may_release_now()) return;  // at a later call
+  empty_cache_locked();
 }
 
 void CachingAllocator::add_free_locked(void* ptr, const Block& block) {
@@ -117,11 +156,13 @@ void CachingAllocator::release_pool(PoolId pool) {
   if (pool == kSharedPool) return;
   std::lock_guard lock(mutex_);
   open_pools_.erase(pool);
-  for (auto it = free_.lower_bound({pool, nullptr, 0}); it != free_.end() && std::get<0>(it->first) == pool;) {
+  for (auto it = free_.lower_bound({pool, nullptr, 0});
+       it != free_.end() && std::get<0>(it->first) == pool;) {
     auto& shared = free_[{kSharedPool, std::get<1>(it->first), std::get<2>(it->first)}];
     shared.insert(shared.end(), it->second.begin(), it->second.end());
     it = free_.erase(it);
   }
+  release_now_if_exact_locked();
 }
 
 void CachingAllocator::record_stream(void* ptr, StreamKey stream) {
@@ -133,7 +174,7 @@ void CachingAllocator::record_stream(void* ptr, StreamKey stream) {
   const std::uintptr_t offset =
       reinterpret_cast<std::uintptr_t>(ptr) - reinterpret_cast<std::uintptr_t>(it->first);
   if (offset >= it->second.size || it->second.stream == stream)
-    return;  // not ours, or its own stream
+    return;                                                    // not ours, or its own stream
   if (raw_.is_capturing && raw_.is_capturing(stream)) return;  // see RawAllocator::is_capturing
   void* event = raw_.record_event(stream);
   for (auto& [other, last] : it->second.uses) {

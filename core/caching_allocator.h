@@ -8,6 +8,9 @@
 // A CUDA graph's capture allocates from a private pool (as PyTorch's graph pools): its blocks,
 // and any block freed while it captures, go back only to that pool, which every replay still
 // writes, until the graph releases the pool. Thread-safe.
+// AllocationPolicy::exact (KILN_DEVICE_ALLOCATOR=exact) turns the cache off for the sanitizers:
+// each block is the requested size and goes back to the raw allocator as soon as it may, so
+// compute-sanitizer's memcheck sees an overrun of a few bytes and a use after release.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +33,19 @@ struct MemoryStats {
   std::uint64_t raw_allocations = 0;  // calls to the raw allocator (cudaMalloc)
   std::uint64_t raw_frees = 0;
 };
+
+// caching: rounded sizes, freed blocks reused (the default). exact: every allocation is a raw one
+// of exactly the bytes asked for (1 for 0), never served from the cache, and a released block
+// goes back to the raw allocator at once, or as soon as it may (after the uses on other streams
+// have passed, after a capture, when its graph's private pool is released).
+enum class AllocationPolicy : unsigned char { caching, exact };
+
+// "caching" or "exact" (null or empty: caching); throws kiln::Error naming KILN_DEVICE_ALLOCATOR
+// and the two otherwise.
+AllocationPolicy parse_allocation_policy(const char* name);
+// KILN_DEVICE_ALLOCATOR's policy, read once; the first read of exact logs a warning that says so
+// (the sanitizer stage's log shows which allocator the process ran with).
+AllocationPolicy device_allocation_policy();
 
 class CachingAllocator {
  public:
@@ -59,7 +75,7 @@ class CachingAllocator {
     std::function<bool(StreamKey)> is_capturing = nullptr;
   };
 
-  explicit CachingAllocator(RawAllocator raw);
+  explicit CachingAllocator(RawAllocator raw, AllocationPolicy policy = AllocationPolicy::caching);
   ~CachingAllocator();
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
@@ -83,6 +99,8 @@ class CachingAllocator {
   MemoryStats stats() const;
   void reset_peak();
 
+  AllocationPolicy policy() const { return policy_; }
+
   // Bucket size: multiples of 512 B below 1 MiB, of 2 MiB above.
   static std::size_t round_size(std::size_t bytes);
 
@@ -105,7 +123,11 @@ class CachingAllocator {
   // The free list a released block of `pool` joins: its pool while that is open, else shared.
   void add_free_locked(void* ptr, const Block& block);
 
+  // exact: returns the shared pool's free blocks to the raw allocator, if it may release now.
+  void release_now_if_exact_locked();
+
   RawAllocator raw_;
+  AllocationPolicy policy_;
   mutable std::mutex mutex_;
   std::map<FreeKey, std::vector<void*>> free_;
   std::set<PoolId> open_pools_;  // private pools not yet released

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "kiln/core/caching_allocator.h"
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/cpu_description.h"
 #include "kiln/core/error.h"
@@ -20,6 +21,8 @@ void check_cpu_description(const char* value) { (void)parse_cpu_description(valu
 
 void check_relu_epilogue(const char* value) { (void)parse_relu_epilogue(value); }
 
+void check_device_allocator(const char* value) { (void)parse_allocation_policy(value); }
+
 void check_log_level(const char* value) {
   KILN_CHECK(log::parse_log_level(value).has_value(),
              "KILN_LOG_LEVEL={}: expected trace, debug, info, warn, error, critical or off (or "
@@ -36,6 +39,10 @@ constexpr EnvironmentVariable kVariables[] = {
     {"KILN_RELU_EPILOGUE", "fused or separate (default: separate)", check_relu_epilogue},
     {"KILN_LOG_LEVEL", "trace, debug, info, warn, error, critical or off (default: info)",
      check_log_level},
+    {"KILN_DEVICE_ALLOCATOR",
+     "caching or exact (default: caching; exact: device allocations of the requested size, none "
+     "cached, for compute-sanitizer's memcheck)",
+     check_device_allocator},
 };
 
 void check_each(std::span<const EnvironmentVariable> variables) {

@@ -8,10 +8,14 @@
 # GEMM and the CPU reference path (OpenBLAS would add 30 MB to carry, oneDNN 40 MB). The C library and the CUDA libraries are not carried
 # (gpu-check.sh finds that machine's CUDA, cuDNN and NCCL); the C++ runtime goes to lib-fallback/,
 # used there only if the machine's own is older.
-# Then, with the device tool: run command "bash scripts/gpu-check.sh", carry ["gpu-bundle"].
-# Usage: scripts/gpu-bundle.sh     (about 10 minutes on 2 cores from scratch)
+# BUILD-INFO records the commit (scripts/gpu-check-commit.sh): gpu-check.sh refuses the bundle
+# when its --commit is another, so rerun this after every commit meant for a GPU run.
+# Then, with the device tool: docs/gpu-check.md ("The first window") gives the run call.
+# Usage: scripts/gpu-bundle.sh     (about 30 minutes on 2 cores from scratch, minutes with ccache)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/gpu-check-commit.sh
+source scripts/gpu-check-commit.sh
 
 build=${KILN_GPU_BUNDLE_BUILD_DIR:-build-gpu-bundle}
 bundle="gpu-bundle"
@@ -42,7 +46,7 @@ done | sort -u | while read -r name path; do
 done
 
 {
-  echo "commit: $(git rev-parse --short HEAD)$([[ -n $(git status --porcelain --untracked-files=no) ]] && echo ' (with uncommitted changes)')"
+  echo "commit: $(build_commit)"
   echo "built: $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n), $(/usr/local/cuda/bin/nvcc --version | sed -n 's/.*release \([0-9.]*\).*/CUDA \1/p'), sm_90, Release, Eigen CPU GEMM"
   echo "libraries carried: $(cd "$bundle/lib" && echo *)"
   # The Open MPI release the carried libmpi is and the folder it loads its plugins from:

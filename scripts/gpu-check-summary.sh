@@ -50,8 +50,8 @@ op_rows() {
 figures() {
   local log name dir
   suite_table "GPU test suites (one process each)" "${gpu_tests_rows[@]}"
-  suite_table "compute-sanitizer memcheck (kiln's own kernels, one process per suite)" "${memcheck_rows[@]}"
-  suite_table "compute-sanitizer racecheck (kernels with shared memory, one process per suite)" "${racecheck_rows[@]}"
+  suite_table "compute-sanitizer memcheck (kiln's own kernels in one process, ${sanitizer_note[memcheck]}; a failed suite rerun alone)" "${memcheck_rows[@]}"
+  suite_table "compute-sanitizer racecheck (kernels with shared memory, in one process; a failed suite rerun alone)" "${racecheck_rows[@]}"
   op_rows
   local left_out=""
   for name in "${!long_tests[@]}"; do [[ -z ${long_tests[$name]} ]] || left_out+="${long_tests[$name]}"; done

@@ -3,30 +3,44 @@
 # first: every GPU test suite in its own process (op parity; a sticky CUDA error then voids one
 # suite, not the run; a skip fails the check), the article's CPU-vs-GPU table in fp32, a small
 # GPT trained on the GPU against the same run on the CPU, compute-sanitizer memcheck over kiln's
-# own kernels and racecheck over those that share memory, data-parallel training (NCCL), a large
-# GEMM-bound MLP step against cuBLAS's own rate, the table in TF32, bf16 and with CUDA graphs,
-# kiln against PyTorch eager, and mpirun with NCCL. Each stage
-# has its own limit (scripts/gpu-check-budget.sh), scaled to KILN_GPU_CHECK_BUDGET seconds
-# (default 480: set it from the lease's time left, docs/gpu-check.md), so a hang costs its stage
-# and a short lease still gives the first verdicts.
+# own kernels (exact-size device allocations) and racecheck over those that share memory, each
+# one process, data-parallel training (NCCL), a large GEMM-bound MLP step against cuBLAS's own
+# rate, the table in TF32, bf16 and with CUDA graphs, kiln against PyTorch eager, mpirun with
+# NCCL, and kiln-doctor. Each stage has its own limit (scripts/gpu-check-budget.sh: a floor it
+# needs, plus a share of KILN_GPU_CHECK_BUDGET seconds, default 480; docs/gpu-check.md sets it
+# from the lease), so a hang costs its stage and a short lease still gives the first verdicts.
 #
 # Two ways to get the programs:
 # - gpu-bundle/ present (scripts/gpu-bundle.sh made it on the development machine): the lent GPU
 #   machine runs another image with no Debian packages and no network, so it runs the bundle's
-#   programs against its own CUDA, cuBLAS, cuDNN and NCCL libraries (found here, below).
-#   Device tool: command "bash scripts/gpu-check.sh", carry ["gpu-bundle"] (docs/gpu-check.md).
+#   programs against its own CUDA, cuBLAS, cuDNN and NCCL libraries (found here, below). The run
+#   must name the commit it expects (--commit, `git rev-parse --short HEAD` where the bundle was
+#   built): a bundle of another commit is refused at once (scripts/gpu-check-commit.sh).
+#   Device tool: docs/gpu-check.md ("The first window": the command, timeout_s and carry).
 # - otherwise, on a GPU machine with kiln's Debian dependencies, it configures and builds
-#   build-gpu/ first (minutes more, outside the budget).
+#   build-gpu/ first (minutes more, outside the budget); --commit, if given, must be HEAD.
 #
 # After every stage and suite it rewrites $OUT/gpu-check-summary.md (date, GPU, commit, result,
 # limit and wall time per stage and per suite, failed and skipped tests, figures) and
 # $OUT/gpu-check-logs.tar.gz (every log, each suite's gtest XML); without $OUT, into the build
 # folder. A run killed at any moment, SIGKILL included, leaves the summary of what it had done.
 # Exit status: 0 when every stage passed, 1 when one failed, 3 when nothing failed but the budget
-# ran out before every verdict, 2 for a budget that is not usable.
+# ran out before every verdict, 2 when the check could not start: a budget that is not usable, a
+# bundle of another commit or no --commit for a bundle (the reason printed and in the summary).
+# Usage: [KILN_GPU_CHECK_BUDGET=SECONDS] scripts/gpu-check.sh [--commit HASH]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 here=$PWD
+
+expected_commit=""
+while (($# > 0)); do
+  case $1 in
+    --commit) expected_commit=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
+    --commit=*) expected_commit=${1#--commit=}; shift ;;
+    *) echo "gpu-check: unknown argument '$1' (usage: [KILN_GPU_CHECK_BUDGET=SECONDS] scripts/gpu-check.sh [--commit HASH])" >&2
+       exit 2 ;;
+  esac
+done
 
 bundle="gpu-bundle"
 if [[ -f $bundle/BUILD-INFO ]]; then
@@ -35,6 +49,26 @@ else
   build=${KILN_GPU_BUILD_DIR:-build-gpu}
 fi
 out=${OUT:-$build}
+
+# The programs must be of the commit this run expects, before anything else is spent.
+# shellcheck source=scripts/gpu-check-commit.sh
+source scripts/gpu-check-commit.sh
+refuse() {  # refuse REASON: exit 2 at once, the reason on stderr and as the summary
+  echo "gpu-check: REFUSED: $1" >&2
+  mkdir -p "$out" && printf '# kiln gpu-check\n\n**REFUSED** (exit 2): %s\n' "$1" >"$out/gpu-check-summary.md"
+  exit 2
+}
+if [[ $build == "$bundle" ]]; then
+  commit=$(sed -n 's/^commit: //p' "$bundle/BUILD-INFO")
+  [[ -n $expected_commit ]] ||
+    refuse "$bundle/ holds the programs of commit ${commit:-(none recorded)}: name the commit this run expects with --commit \$(git rev-parse --short HEAD) of the build machine, so that a stale bundle is refused"
+  if reason=$(commit_mismatch "$expected_commit" "$commit"); then refuse "$bundle/: $reason"; fi
+else
+  commit=$(build_commit)
+  if [[ -n $expected_commit ]] && reason=$(commit_mismatch "$expected_commit" "$commit"); then
+    refuse "this checkout (the programs are built from it): $reason"
+  fi
+fi
 # Logs in a fixed folder (kept for a rerun on the warm machine), published into $out as an archive.
 logs=${KILN_GPU_CHECK_LOGS:-/tmp/kiln-gpu-check-logs}
 rm -rf "$logs"
@@ -49,12 +83,6 @@ set_budget "${KILN_GPU_CHECK_BUDGET:-$base_budget}" || exit 2
 deadline=$((SECONDS + budget))  # a second guard: no stage starts past it (set again below)
 
 started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-if [[ $build == "$bundle" ]]; then
-  commit=$(sed -n 's/^commit: //p' "$bundle/BUILD-INFO")
-else
-  commit=$(git rev-parse --short HEAD 2>/dev/null || echo "no commit")
-  if [[ -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then commit+=" (with uncommitted changes)"; fi
-fi
 gpu="none"
 driver="-"
 declare -a rows=() gpu_tests_rows=() memcheck_rows=() racecheck_rows=()
@@ -72,13 +100,21 @@ kiln_env=(
   CUBLASLT_LOG_LEVEL=1            # cuBLASLt: errors (to stdout, which the logs hold too)
 )
 
-# run_limited LIMIT LOG COMMAND...: COMMAND under LIMIT seconds (its kill included), output to LOG
-# and the console; returns its exit status (124 or 137 when stopped).
+# run_limited LIMIT LOG COMMAND...: COMMAND under LIMIT seconds (its kill included), its output
+# added to LOG and shown on the console; returns its exit status (124 or 137 when stopped).
 run_limited() {
   local seconds=$1 log=$2 rc=0
   shift 2
-  timeout --kill-after=2 $((seconds - 2)) "$@" 2>&1 | tee "$log" || rc=$?
+  timeout --kill-after=2 $((seconds - 2)) "$@" 2>&1 | tee -a "$log" || rc=$?
   return $rc
+}
+
+# not_reached NAME: the row of a stage started with less time left than its floor, which it needs
+# to give a verdict at all (gpu-check-budget.sh).
+not_reached() {
+  rows+=("| $1 | not reached: $((deadline - SECONDS > 0 ? deadline - SECONDS : 0)) s left, it needs ${floor_limit[$1]} s | ${limit[$1]} s | 0 s |")
+  incomplete=1
+  publish "$1"
 }
 
 # stage NAME COMMAND...: COMMAND under min(its limit, time left), its output in $logs/NAME.log;
@@ -89,10 +125,8 @@ stage() {
   cap=${limit[$name]}
   local left=$((deadline - SECONDS))
   ((cap < left)) || cap=$left
-  if ((cap < 5)); then
-    rows+=("| $name | not reached: out of time | ${limit[$name]} s | 0 s |")
-    incomplete=1
-    publish "$name"
+  if ((left < floor_limit[$name])); then
+    not_reached "$name"
     return 1
   fi
   echo "=== gpu-check: $name (limit ${cap} s)"
@@ -122,6 +156,8 @@ after_suite() {  # called by run_suites after each suite: a kill mid-stage keeps
 
 # shellcheck source=scripts/gpu-check-suites.sh
 source scripts/gpu-check-suites.sh
+# shellcheck source=scripts/gpu-check-sanitizers.sh
+source scripts/gpu-check-sanitizers.sh
 # shellcheck source=scripts/gpu-check-summary.sh
 source scripts/gpu-check-summary.sh
 trap summary EXIT
@@ -223,10 +259,12 @@ stage bench-fp32 env "${kiln_env[@]}" "$build/apps/bench" --gpu-only --samples 4
 # the loss must fall and the two devices' losses agree (scripts/gpu-check-gpt.sh)
 stage gpt-train env "${kiln_env[@]}" bash scripts/gpu-check-gpt.sh "$build/apps/train" "$logs/gpt-train" || true
 
-# --- compute-sanitizer, one process per suite: memcheck over kiln's own kernels, racecheck over
-# those with shared memory (run_suites says which suites and tests each leaves out, and why).
-# API errors are not reported: kiln checks every call itself, and the libraries' internal
-# failing calls are theirs. Judged by the findings in each log, not by the sanitizer's exit code.
+# --- compute-sanitizer: memcheck over kiln's own kernels (with exact-size device allocations, no
+# cache), racecheck over those with shared memory, each one process over the suites' joined
+# filter (gpu-check-sanitizers.sh says which suites and tests each leaves out, and why; a failed
+# suite is rerun alone). API errors are not reported: kiln checks every call itself, and the
+# libraries' internal failing calls are theirs. Judged by the findings in the logs, not by the
+# sanitizer's exit code.
 sanitizer=$(command -v compute-sanitizer || true)
 if [[ -z $sanitizer && -x /usr/local/cuda/compute-sanitizer/compute-sanitizer ]]; then
   sanitizer=/usr/local/cuda/compute-sanitizer/compute-sanitizer
@@ -234,13 +272,14 @@ fi
 for tool in memcheck racecheck; do
   if [[ -z $sanitizer ]]; then
     fail "$tool" "compute-sanitizer not found in PATH or $cuda_bin"
-  elif ((limit[$tool] < 5 || deadline - SECONDS < 5)); then
-    rows+=("| $tool | not reached: out of time | ${limit[$tool]} s | 0 s |")
-    incomplete=1
+  elif ((deadline - SECONDS < floor_limit[$tool])); then
+    not_reached "$tool"
   else
     tool_options=(--tool "$tool" --report-api-errors no)
     [[ $tool != memcheck ]] || tool_options+=(--leak-check no)
-    run_suites "$tool" "$logs/$tool" "${limit[$tool]}" "$sanitizer" "${tool_options[@]}" --target-processes all
+    left=$((deadline - SECONDS))
+    run_sanitizer "$tool" "$logs/$tool" "$((limit[$tool] < left ? limit[$tool] : left))" \
+      "$sanitizer" "${tool_options[@]}" --target-processes all
   fi
   publish "$tool"
 done

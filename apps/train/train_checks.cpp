@@ -21,6 +21,17 @@
 
 namespace kiln {
 
+namespace {
+
+// The momentum SGD runs with: --momentum, or the optimizer's default.
+float train_momentum(const TrainOptions& o) {
+  OptimizerSettings settings;
+  settings.momentum = o.momentum;
+  return effective_momentum(o.optimizer, settings);
+}
+
+}  // namespace
+
 // The batch must come from the data, and the loader's host slots must fit in memory.
 void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
   KILN_CHECK(o.batch_size <= train.size(),
@@ -55,7 +66,7 @@ RunDescription run_description(const TrainOptions& o) {
     run.beta2 = o.beta2;
     run.eps = o.eps;
   } else {
-    run.momentum = effective_momentum(o.optimizer, {.momentum = o.momentum});
+    run.momentum = train_momentum(o);
     run.nesterov = o.nesterov || o.optimizer == "nesterov";
   }
   run.schedule = o.schedule;
@@ -85,8 +96,7 @@ std::map<std::string, std::string> legacy_run_settings(const TrainOptions& o) {
     settings["--beta2"] = fmt::format("{}", o.beta2);
     settings["--eps"] = fmt::format("{}", o.eps);
   } else {
-    settings["--momentum"] =
-        fmt::format("{}", effective_momentum(o.optimizer, {.momentum = o.momentum}));
+    settings["--momentum"] = fmt::format("{}", train_momentum(o));
     settings["--nesterov"] = o.nesterov || o.optimizer == "nesterov" ? "on" : "off";
   }
   return settings;

@@ -1,7 +1,11 @@
 // CUDA causal softmax: one warp per row (query i = row mod T sees columns j <= i), the CPU
-// reference's arithmetic (core/cpu/causal_softmax.cpp): the scaled row shifted by its maximum,
-// exps and sums in double, reduced in a fixed order (detail::group_reduce), masked columns exact
-// zeros. The warps need no barrier, so each loops over its rows on its own.
+// reference's steps (core/cpu/causal_softmax.cpp), not its arithmetic: the scaled row shifted by
+// its maximum, exponentiated in double (the CPU: its vectorised float exp), the sum in double
+// reduced in a fixed order (detail::group_reduce), and each exp divided by that sum (the CPU
+// multiplies by the float 1 / sum); masked columns are exact zeros. So the two agree within
+// rounding, the op harness's reduction tolerance (1e-4 relative), not bit for bit; backward is
+// the CPU's expression, its dot product summed in another order. The warps need no barrier, so
+// each loops over its rows on its own.
 #include "kiln/core/cuda/causal_softmax.h"
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/launch.cuh"

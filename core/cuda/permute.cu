@@ -1,5 +1,7 @@
 // CUDA permute: one thread per output element, its input offset decoded from the output index
-// through the geometry (passed by value, so it sits in constant parameter memory).
+// through the geometry (passed by value, so it sits in constant parameter memory). The decode
+// walks the axes with constant indices (unrolled to the largest rank, axes past the rank
+// skipped): an index known only at run time would copy the geometry to a local stack frame.
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/cuda/permute.h"
@@ -8,10 +10,14 @@ namespace kiln::cuda {
 
 namespace {
 
+constexpr int kMaxRank = sizeof(PermuteGeometry::size) / sizeof(PermuteGeometry::size[0]);
+
 __global__ void permute_kernel(PermuteGeometry g, Index count, const float* x, float* y) {
   for (Index e = detail::grid_start(); e < count; e += detail::grid_stride()) {
     Index offset = 0, rest = e;
-    for (int a = g.rank - 1; a >= 0; --a) {
+#pragma unroll
+    for (int a = kMaxRank - 1; a >= 0; --a) {
+      if (a >= g.rank) continue;
       offset += (rest % g.size[a]) * g.stride[a];
       rest /= g.size[a];
     }

@@ -307,7 +307,7 @@ CachingAllocator& device_allocator(int device) {
         [events](void* event) { events->give_back(event); },
         [device] { return capture_pool(device); },
         [](CachingAllocator::StreamKey stream) { return stream_capturing(stream); }};
-    slot = std::make_unique<CachingAllocator>(std::move(raw));
+    slot = std::make_unique<CachingAllocator>(std::move(raw), device_allocation_policy());
   }
   return *slot;
 }

@@ -199,7 +199,9 @@ void Clamp::check() {
 void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
               std::span<Tensor* const> momentum_buffers, const SgdConfig& config, bool first_step,
               const StepScalarRows* per_step, std::span<Tensor* const> bf16_copies) {
-  op::SgdStep o{params, grads, momentum_buffers, config, first_step, per_step, bf16_copies};
+  // The op's own fields (lists, rows, copies) start empty; check() fills them.
+  op::SgdStep o{params, grads, momentum_buffers, config, first_step, per_step, bf16_copies, {},
+                {},     {}};
   if (params.empty()) return o.check_config();
   run(std::move(o));
 }
@@ -208,22 +210,23 @@ void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> g
                std::span<Tensor* const> exp_avg, std::span<Tensor* const> exp_avg_sq,
                const AdamConfig& config, std::int64_t step, const StepScalarRows* per_step,
                std::span<Tensor* const> bf16_copies, std::span<const std::uint8_t> decayed) {
-  op::AdamStep o{params, grads, exp_avg, exp_avg_sq, config, step, per_step, bf16_copies, decayed};
+  op::AdamStep o{params,      grads,   exp_avg, exp_avg_sq, config, step, per_step,
+                 bf16_copies, decayed, {},      {},         {},     {}};
   if (params.empty()) return o.check_config();
   run(std::move(o));
 }
 
 void multi_sum_squares(std::span<const Tensor* const> tensors, Tensor& out) {
-  run(op::MultiSumSquares{tensors, out});
+  run(op::MultiSumSquares{tensors, out, {}});
 }
 
 void clip_by_global_norm(std::span<Tensor* const> tensors, const Tensor& norm_sq, float max_norm,
                          Tensor* norm) {
-  run(op::ClipByGlobalNorm{tensors, norm_sq, max_norm, norm});
+  run(op::ClipByGlobalNorm{tensors, norm_sq, max_norm, norm, {}});
 }
 
 void clamp_(std::span<Tensor* const> tensors, float lo, float hi) {
-  op::Clamp o{tensors, lo, hi};
+  op::Clamp o{tensors, lo, hi, {}};
   if (tensors.empty()) return o.check_range();
   run(std::move(o));
 }

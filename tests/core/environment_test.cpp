@@ -41,7 +41,8 @@ class ScopedVariable {
 TEST(Environment, ListsEveryVariableTheLibraryReads) {
   std::string names;
   for (const kiln::EnvironmentVariable& v : kiln::environment_variables()) names += std::string(v.name) + " ";
-  EXPECT_EQ(names, "KILN_CPU_COMPUTE KILN_CPU_DESCRIPTION KILN_RELU_EPILOGUE KILN_LOG_LEVEL ");
+  EXPECT_EQ(names,
+            "KILN_CPU_COMPUTE KILN_CPU_DESCRIPTION KILN_RELU_EPILOGUE KILN_LOG_LEVEL KILN_DEVICE_ALLOCATOR ");
 }
 
 TEST(Environment, ABadValueIsNamedWithItsVariable) {
@@ -52,7 +53,9 @@ TEST(Environment, ABadValueIsNamedWithItsVariable) {
                   "KILN_CPU_DESCRIPTION='garbage\\x1b[2J': expected NAME or NAME:cores=N"},
         std::pair{"KILN_RELU_EPILOGUE",
                   "KILN_RELU_EPILOGUE='garbage\\x1b[2J': expected fused or separate"},
-        std::pair{"KILN_LOG_LEVEL", "KILN_LOG_LEVEL='garbage\\x1b[2J': expected trace, debug"}}) {
+        std::pair{"KILN_LOG_LEVEL", "KILN_LOG_LEVEL='garbage\\x1b[2J': expected trace, debug"},
+        std::pair{"KILN_DEVICE_ALLOCATOR",
+                  "KILN_DEVICE_ALLOCATOR='garbage\\x1b[2J': expected caching or exact"}}) {
     const ScopedVariable bad(name, "garbage\x1b[2J");
     const std::string message = error_message([] { kiln::check_environment(); });
     EXPECT_NE(message.find(expected), std::string::npos) << message;
@@ -64,6 +67,7 @@ TEST(Environment, GoodAndEmptyValuesPass) {
   const ScopedVariable epilogue("KILN_RELU_EPILOGUE", "fused");
   const ScopedVariable level("KILN_LOG_LEVEL", "off");
   const ScopedVariable cpu("KILN_CPU_DESCRIPTION", "zen4:cores=8");
+  const ScopedVariable allocator("KILN_DEVICE_ALLOCATOR", "exact");
   EXPECT_EQ(error_message([] { kiln::check_environment(); }), "");
   const ScopedVariable empty("KILN_LOG_LEVEL", "");
   EXPECT_EQ(error_message([] { kiln::check_environment(); }), "");

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The per-suite runner, the budget and the summary of scripts/gpu-check.sh (gpu-check-suites.sh,
-# gpu-check-budget.sh, gpu-check-summary.sh) against a stand-in gtest program whose suites pass,
-# fail, crash, hang, skip, report, write out of bounds, race, or need two GPUs: each suite's row
-# must say what happened to it; memcheck must run kiln's own kernels' suites only, the failed ones
-# first, leave out the timed-out and the long ones, and judge by its "Invalid" lines; racecheck
-# must judge by its hazard summary; a spent budget must show as "not reached" and make the stage
-# incomplete, not failed; every limit must scale with the budget; the summary published after a
-# stage must say the run had not ended. No GPU needed. Usage: gpu_check_suites_test.sh REPO_ROOT
+# The per-suite runner, the sanitizer stages, the budget and the summary of scripts/gpu-check.sh
+# (gpu-check-suites.sh, gpu-check-sanitizers.sh, gpu-check-budget.sh, gpu-check-summary.sh)
+# against a stand-in gtest program whose suites pass, fail, crash, hang, skip, report, write out
+# of bounds, race, or need two GPUs: each suite's row must say what happened to it; each
+# sanitizer stage must run its suites in one process over a joined filter, with memcheck's exact
+# allocator set, go on in another process after a crash, rerun only the failed suites alone, leave
+# out the timed-out and the long ones, judge memcheck by its "Invalid" lines and racecheck by its
+# race lines and summary; a spent budget must show as "not reached" and make the stage incomplete,
+# not failed; every limit must keep its floor and share the rest of the budget; the summary
+# published after a stage must say the run had not ended. No GPU needed.
+# Usage: gpu_check_suites_test.sh REPO_ROOT
 set -euo pipefail
 repo=$1
 work=$(mktemp -d)
@@ -14,6 +17,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/tests"
 cat >"$work/tests/kiln_gpu_tests" <<'FAKE'
 #!/usr/bin/env bash
+# Runs the suites its filter names (A.*:B.*-negatives) in the program's order, as gtest does.
+order=(NcclCommunicator Good Fail Crash Hang Skip TwoGpus Oob Racy LinearParity OpParity_Elementwise)
 for a in "$@"; do
   case $a in
     --gtest_list_tests)
@@ -21,34 +26,47 @@ for a in "$@"; do
       printf 'Oob.\n  A\nRacy.\n  A\nLinearParity.\n  A\n'
       printf 'OpParity_Elementwise.\n  MatchesTheReference/binary  # GetParam() = "binary"\n  MatchesTheReference/unary\n'
       exit 0 ;;
-    --gtest_filter=*) filter=${a#--gtest_filter=}; suite=${filter%%.*} ;;
+    --gtest_filter=*) filter=${a#--gtest_filter=} ;;
     --gtest_output=xml:*) xml=${a#--gtest_output=xml:} ;;
   esac
 done
-echo "[ RUN      ] $suite.A"
-report() { echo "<testsuites><testsuite name=\"$suite\" tests=\"1\" failures=\"$1\" disabled=\"0\" skipped=\"$2\" errors=\"0\">" >"$xml"; }
-case $suite in
-  Good) echo "kiln-report: $suite says hello"; echo "[       OK ] $suite.A (4000 ms)"; report 0 0 ;;
-  NcclCommunicator) echo "filter $filter"; echo "[       OK ] $suite.A (10 ms)"; report 0 0 ;;
-  Fail) echo "x.cpp:3: Failure"; echo "Expected: 1"; echo "[  FAILED  ] $suite.A (3 ms)"; report 1 0; exit 1 ;;
-  Crash) kill -SEGV $$ ;;
-  Hang) sleep 100 ;;
-  Skip) echo "x.cpp:9: Skipped"; echo "no CUDA device: test"; echo "[  SKIPPED ] $suite.A (0 ms)"; report 0 1 ;;
-  # What compute-sanitizer adds to a log: its lines come out under any wrapper here.
-  Oob) echo "========= Invalid __global__ write of size 4 bytes"; echo "[       OK ] $suite.A (5 ms)"; report 0 0 ;;
-  Racy) echo "========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)"; echo "[       OK ] $suite.A (5 ms)"; report 0 0 ;;
-  LinearParity) echo "[       OK ] $suite.A (5 ms)"; report 0 0 ;;
-  # The op harness: one test per op, in gtest's XML as testcases.
-  OpParity_Elementwise)
-    echo "[  FAILED  ] $suite.MatchesTheReference/unary (2 ms)"
-    { echo "<testsuites><testsuite name=\"$suite\" tests=\"2\" failures=\"1\" disabled=\"0\" skipped=\"0\" errors=\"0\">"
-      echo "  <testcase name=\"MatchesTheReference/binary\" status=\"run\" result=\"completed\" classname=\"$suite\" />"
-      echo "  <testcase name=\"MatchesTheReference/unary\" status=\"run\" result=\"completed\" classname=\"$suite\">"
-      echo "    <failure message=\"x\" type=\"\"></failure>"
-      echo "  </testcase></testsuite></testsuites>"; } >"$xml"
-    exit 1 ;;
-  *) echo "unexpected suite $suite"; exit 3 ;;
-esac
+echo "filter $filter"
+echo "allocator ${KILN_DEVICE_ALLOCATOR:-caching}"
+positive=${filter%%-*}
+rc=0 hazards=0 ran=0 xml_body=""
+for suite in "${order[@]}"; do
+  [[ ":$positive:" == *":$suite.*:"* ]] || continue
+  ran=$((ran + 1))
+  [[ $suite == OpParity_Elementwise ]] || echo "[ RUN      ] $suite.A"
+  case $suite in
+    Good) echo "kiln-report: $suite says hello"; echo "[       OK ] $suite.A (4000 ms)"; xml_body+="<testsuite name=\"$suite\" tests=\"1\" failures=\"0\" disabled=\"0\" skipped=\"0\" errors=\"0\">" ;;
+    NcclCommunicator) echo "[       OK ] $suite.A (10 ms)"; xml_body+="<testsuite name=\"$suite\" tests=\"1\" failures=\"0\" disabled=\"0\" skipped=\"0\" errors=\"0\">" ;;
+    Fail) echo "x.cpp:3: Failure"; echo "Expected: 1"; echo "[  FAILED  ] $suite.A (3 ms)"; rc=1; xml_body+="<testsuite name=\"$suite\" tests=\"1\" failures=\"1\" disabled=\"0\" skipped=\"0\" errors=\"0\">" ;;
+    Crash) kill -SEGV $$ ;;
+    Hang) sleep 100 ;;
+    Skip) echo "x.cpp:9: Skipped"; echo "no CUDA device: test"; echo "[  SKIPPED ] $suite.A (0 ms)"; xml_body+="<testsuite name=\"$suite\" tests=\"1\" failures=\"0\" disabled=\"0\" skipped=\"1\" errors=\"0\">" ;;
+    # What compute-sanitizer adds to a log: its lines come out under any wrapper here.
+    Oob) echo "========= Invalid __global__ write of size 4 bytes"; echo "[       OK ] $suite.A (5 ms)"; xml_body+="<testsuite name=\"$suite\" tests=\"1\" failures=\"0\" disabled=\"0\" skipped=\"0\" errors=\"0\">" ;;
+    Racy) echo "========= Error: Race reported between Write access at 0x10 in k()"; echo "========= Error: Race reported between Read access at 0x20 in k()"
+          hazards=2; echo "[       OK ] $suite.A (5 ms)"; xml_body+="<testsuite name=\"$suite\" tests=\"1\" failures=\"0\" disabled=\"0\" skipped=\"0\" errors=\"0\">" ;;
+    LinearParity) echo "[       OK ] $suite.A (5 ms)"; xml_body+="<testsuite name=\"$suite\" tests=\"1\" failures=\"0\" disabled=\"0\" skipped=\"0\" errors=\"0\">" ;;
+    # The op harness: one test per op, in gtest's XML as testcases.
+    OpParity_Elementwise)
+      echo "[ RUN      ] $suite.MatchesTheReference/binary"; echo "[       OK ] $suite.MatchesTheReference/binary (1 ms)"
+      echo "[ RUN      ] $suite.MatchesTheReference/unary"; echo "[  FAILED  ] $suite.MatchesTheReference/unary, where GetParam() = \"unary\" (2 ms)"
+      rc=1
+      xml_body+="<testsuite name=\"$suite\" tests=\"2\" failures=\"1\" disabled=\"0\" skipped=\"0\" errors=\"0\">"
+      xml_body+="  <testcase name=\"MatchesTheReference/binary\" status=\"run\" result=\"completed\" classname=\"$suite\" />"
+      xml_body+="  <testcase name=\"MatchesTheReference/unary\" status=\"run\" result=\"completed\" classname=\"$suite\">"
+      xml_body+="    <failure message=\"x\" type=\"\"></failure>  </testcase>" ;;
+  esac
+  xml_body+="</testsuite>"
+  xml_body+=$'\n'
+done
+echo "[==========] $ran tests from $ran test suites ran. (9 ms total)"
+if ((hazards > 0)); then echo "========= RACECHECK SUMMARY: $hazards hazards displayed ($hazards errors, 0 warnings)"; fi
+{ echo "<testsuites>"; printf '%s' "$xml_body" | sed -E 's/> *</>\n</g'; echo "</testsuites>"; } >"$xml"
+exit $rc
 FAKE
 chmod +x "$work/tests/kiln_gpu_tests"
 
@@ -60,7 +78,7 @@ started=now commit=abc gpu=none driver=- cuda_bin=/nonexistent bundle=none
 run_limited() {
   local seconds=$1 log=$2 rc=0
   shift 2
-  timeout --kill-after=1 $((seconds - 2)) "$@" >"$log" 2>&1 || rc=$?
+  timeout --kill-after=1 $((seconds - 2)) "$@" >>"$log" 2>&1 || rc=$?
   return $rc
 }
 fail() { rows+=("| $1 | FAILED: $2 | | 0 s |"); status=1; }
@@ -70,6 +88,8 @@ after_suite() { published=$((published + 1)); }
 source "$repo/scripts/gpu-check-budget.sh"
 # shellcheck source=scripts/gpu-check-suites.sh
 source "$repo/scripts/gpu-check-suites.sh"
+# shellcheck source=scripts/gpu-check-sanitizers.sh
+source "$repo/scripts/gpu-check-sanitizers.sh"
 # shellcheck source=scripts/gpu-check-summary.sh
 source "$repo/scripts/gpu-check-summary.sh"
 memcheck_suites=(Good Fail Crash Hang Skip Oob Racy)  # the stand-in's "own kernels"
@@ -84,25 +104,39 @@ expect() {  # expect WHAT PATTERN TEXT
   fi
 }
 
-# The budget: every limit scales by budget / 480; an unusable budget is refused.
+# The budget: every stage keeps its floor and shares the rest; the limits add up to the budget
+# at most, give the base limits at 480 s and the floors at the floors' sum; an unusable budget is
+# refused.
+limits() { for n in "${stage_order[@]}"; do printf '%s ' "${limit[$n]}"; done; echo "$suite_limit"; }
 set_budget 200
-expect "limits scale with the budget" '^70 10 8 33 16 10 8 5 5 5 16 6 2 18$' \
-  "$(for n in "${stage_order[@]}"; do printf '%s ' "${limit[$n]}"; done; echo "$suite_limit")"
+expect "a budget near the floors' sum gives the floors" '^60 10 10 30 15 10 8 6 6 6 20 6 12 18$' "$(limits)"
+set_budget 300
+expect "a budget shares what the floors leave" '^97 15 13 47 23 15 12 8 8 8 25 9 13 28$' "$(limits)"
+for b in 60 200 300 480 900; do
+  set_budget "$b"
+  total=0
+  for n in "${stage_order[@]}"; do
+    total=$((total + limit[$n]))
+    ((limit[$n] >= floor_limit[$n])) || { echo "FAIL: $n below its floor at $b s"; errors=$((errors + 1)); }
+  done
+  ((b < floor_sum || total <= b)) || { echo "FAIL: the limits add up to $total s, over the $b s budget"; errors=$((errors + 1)); }
+done
 set_budget 480
-((limit[gpu-tests] == 170 && suite_limit == 45)) || { echo "FAIL: the base budget changed the limits"; errors=$((errors + 1)); }
+expect "the base budget gives the base limits" '^165 25 20 80 40 25 20 14 14 12 35 15 15 45$' "$(limits)"
 if set_budget 30 2>/dev/null || set_budget abc 2>/dev/null; then echo "FAIL: an unusable budget was accepted"; errors=$((errors + 1)); fi
 set_budget 480
 suite_limit=5
 
 run_suites gpu-tests "$logs/suites" 60
-run_suites memcheck "$logs/memcheck" 60 env
+run_sanitizer memcheck "$logs/memcheck" 60 env
 memcheck_rows_full=("${memcheck_rows[@]}")
-run_suites racecheck "$logs/racecheck" 40 env
+run_sanitizer racecheck "$logs/racecheck" 40 env
 rows_before_spent=("${rows[@]}")
 status_before_spent=$status
 status=0
 memcheck_rows=()
-run_suites memcheck "$logs/memcheck" 4 env  # a budget already spent
+mkdir -p "$logs/memcheck-spent"
+run_sanitizer memcheck "$logs/memcheck-spent" 4 env  # a budget already spent
 spent_row=${rows[-1]}
 status_after_spent=$status
 rows=("${rows_before_spent[@]}")
@@ -123,11 +157,22 @@ expect "NCCL runs last" '^\| NcclCommunicator \|' "$(tail -n 1 <<<"$plain")"
 expect "the two-GPU NCCL test is filtered out" "filter NcclCommunicator\.\*-$two_gpu_test" "$(cat "$logs/suites/NcclCommunicator.log")"
 expect "the stage row counts suites" '^\| gpu-tests \| FAILED: 5 of 10 suites ok, 5 not ok' "$(printf '%s\n' "${rows[@]}")"
 memcheck=$(printf '%s\n' "${memcheck_rows_full[@]}")
-expect "memcheck starts with the failed suites" '^\| Fail \|' "$(head -n 1 <<<"$memcheck")"
+joined=$(cat "$logs/memcheck/joined-1.log" 2>/dev/null || true)
+expect "memcheck runs its suites in one process" '^filter Fail\.\*:Crash\.\*:Skip\.\*:Oob\.\*:Racy\.\*$' "$joined"
+expect "memcheck's process runs with the exact allocator" '^allocator exact$' "$joined"
+expect "memcheck's log says so" 'KILN_DEVICE_ALLOCATOR=exact' "$(head -n 1 <<<"$joined")"
+expect "after a crash the rest run in another process" '^filter Skip\.\*:Oob\.\*:Racy\.\*$' \
+  "$(cat "$logs/memcheck/joined-2.log" 2>/dev/null || true)"
+expect "a failed suite is rerun alone" '^filter Fail\.\*$' "$(cat "$logs/memcheck/Fail.log" 2>/dev/null || true)"
+[[ ! -e $logs/memcheck/Skip.log && ! -e $logs/memcheck/Racy.log ]] ||
+  { echo "FAIL: a suite that did not fail was rerun alone"; errors=$((errors + 1)); }
+expect "a crash names its test, alone and joined" '^\| Crash \| CRASHED \(exit 139\) in Crash\.A alone; in the joined process: CRASHED \(exit 139\) in Crash\.A \|' "$memcheck"
 expect "memcheck leaves out a timed-out suite" '^\| Hang \| left out: timed out in the plain run' "$memcheck"
 expect "memcheck leaves out a suite of long tests" '^\| Good \| left out: every test over 3000 ms' "$memcheck"
-expect "memcheck judges by its Invalid lines" '^\| Oob \| FAILED: 1 memory errors \|' "$memcheck"
+expect "memcheck judges by its Invalid lines" '^\| Oob \| FAILED: 1 memory errors alone; in the joined process: FAILED: 1 memory errors \|' "$memcheck"
+expect "a suite with no memory error is ok" '^\| Racy \| ok \| 1 \| 0 \| 0 \|' "$memcheck"
 expect "memcheck leaves out library-backed suites" "^\| LinearParity \| left out: not kiln's own kernels" "$memcheck"
+expect "the memcheck stage fails" '^\| memcheck \| FAILED: 1 of 5 suites ok \(5 left out\), 4 not ok' "$(printf '%s\n' "${rows[@]}")"
 if grep -q '^| NcclCommunicator | [^l]' <<<"$memcheck"; then
   echo "FAIL: memcheck ran the NCCL suite"
   errors=$((errors + 1))

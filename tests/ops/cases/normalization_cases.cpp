@@ -3,7 +3,9 @@
 // evaluation forward, and the backward from the reference's saved statistics on every backend
 // (dx overwritten over NaN, dgamma/dbeta accumulated). Layer norm over the last axis at odd
 // widths (one row, rows of 1 feature, 3-D x, an empty batch, NaN/inf sentinels, a size past L2),
-// its backward likewise. Finite differences check both backwards.
+// its backward likewise, and a GPT-sized one (16k tokens of 384 features). dgamma and dbeta are
+// also compared bit for bit on the GPU: its kernel sums the CPU's terms in the CPU's order.
+// Finite differences check both backwards.
 #include <limits>
 
 #include "kiln/core/ops.h"
@@ -73,6 +75,20 @@ OpCase layer_norm_backward_case(const Shape& shape, std::uint32_t s) {
   return out;
 }
 
+// dgamma and dbeta alone, bit for bit against the reference on a GPU (the same terms added in
+// the same order, core/cuda/layer_norm.cu); oneDNN sums in float, at the backward's tolerance.
+OpCase layer_norm_parameter_gradients_case(const Shape& shape, std::uint32_t s) {
+  OpCase out = layer_norm_backward_case(shape, s);
+  out.name += " dgamma, dbeta bit for bit";
+  const auto full = out.run;
+  out.run = [full](Device d) -> Outputs {
+    Outputs all = full(d);
+    return {all[1], all[2]};
+  };
+  out.fp32 = kExact;
+  return out;
+}
+
 std::vector<OpCase> cases() {
   std::vector<OpCase> out;
   std::uint32_t seed = 3500;
@@ -132,6 +148,18 @@ std::vector<OpCase> cases() {
     ln_seed += 6;
     out.push_back(layer_norm_forward_case(shape, s, false));
     out.push_back(layer_norm_backward_case(shape, s));
+  }
+  // Many row tiles of one column strip, many strips, partial tiles and strips.
+  std::uint32_t exact_seed = 3970;
+  for (const Shape& shape : {Shape{40000, 3}, Shape{33, 1000}, Shape{129, 17}, Shape{3, 5, 17}}) {
+    out.push_back(layer_norm_parameter_gradients_case(shape, exact_seed));
+    exact_seed += 6;
+  }
+  // GPT-sized: 16k tokens (a batch of 32 windows of 512) of 384 features, past the L2 cache.
+  for (OpCase gpt : {layer_norm_backward_case(Shape{32, 512, 384}, 3985),
+                     layer_norm_parameter_gradients_case(Shape{32, 512, 384}, 3985)}) {
+    gpt.large = true;
+    out.push_back(std::move(gpt));
   }
   out.push_back(layer_norm_forward_case(Shape{5, 33}, 3990, true));
   OpCase big = layer_norm_forward_case(Shape{1024, 4096}, 3995, false);

@@ -1,6 +1,7 @@
 // Cases of the sequence-model ops. Embedding: float32 and int32 ids at odd sizes (one id, ids
 // repeated many times so that backward's sums collide, an empty batch, a 3-D id tensor), y
-// overwritten over NaN, dweight accumulated into random values. batched_gemm: every transpose
+// overwritten over NaN, dweight accumulated into random values, bit for bit; GPT-sized ones (16k
+// tokens of 384 features: byte ids as skewed as text's, and a GPT-2-sized vocabulary). batched_gemm: every transpose
 // pair at odd sizes, "=" over NaN and "+=", an empty batch and an empty inner size, TF32/bf16.
 // causal_softmax: odd T (1, 7, 33, 100) and batches, NaN/inf sentinels, in place, backward
 // "=" over NaN and in place. permute: attention's head split and merge at odd sizes, a move of
@@ -37,6 +38,18 @@ Shape with_dim(const Shape& shape, std::int64_t dim) {
   return Shape(std::move(dims));
 }
 
+// Ids in [0, num) as skewed as a text's bytes (Zipf: id k drawn in proportion to 1 / (k + 1), so
+// id 0 is about a sixth of them): backward's longest chains of adds.
+Tensor skewed_ids(const Shape& shape, std::int64_t num, std::uint32_t seed) {
+  std::vector<double> weights(static_cast<std::size_t>(num));
+  for (std::size_t k = 0; k < weights.size(); ++k) weights[k] = 1.0 / static_cast<double>(k + 1);
+  std::mt19937 engine(seed);
+  std::discrete_distribution<std::int32_t> dist(weights.begin(), weights.end());
+  std::vector<std::int32_t> v(static_cast<std::size_t>(shape.numel()));
+  for (auto& x : v) x = dist(engine);
+  return Tensor::from_vector(v, shape);
+}
+
 struct EmbeddingShape {
   Shape ids;
   std::int64_t num, dim;
@@ -71,6 +84,39 @@ std::vector<OpCase> embedding_cases() {
                      },
                      kExact});
     }
+  }
+  // GPT-sized, past the L2 cache: 16k int32 ids (32 windows of 512) of 384 features.
+  struct GptShape {
+    std::int64_t num;
+    bool skewed;
+  };
+  for (const GptShape& g : {GptShape{256, true}, GptShape{50257, false}}) {
+    const std::uint32_t s = seed;
+    seed += 3;
+    const Shape id_shape{32, 512};
+    const Shape y_shape = with_dim(id_shape, 384);
+    const auto make_ids = [=] {
+      return g.skewed ? skewed_ids(id_shape, g.num, s) : ids(id_shape, g.num, s, DType::i32);
+    };
+    const std::string name = id_shape.str() + " of " + std::to_string(g.num) + "x384 int32" +
+                             (g.skewed ? " skewed as text" : "");
+    OpCase forward{"embedding_forward", "Sequence", name,
+                   [=](Device d) -> Outputs {
+                     Tensor y = Tensor::full(y_shape, kNaN, d);
+                     embedding_forward(make_ids().to(d), input({g.num, 384}, s + 1).to(d), y);
+                     return {{"y", y}};
+                   },
+                   kExact};
+    OpCase backward{"embedding_backward", "Sequence", name,
+                    [=](Device d) -> Outputs {
+                      Tensor dw = input({g.num, 384}, s + 1).to(d);
+                      embedding_backward(make_ids().to(d), input(y_shape, s + 2).to(d), dw);
+                      return {{"dweight", dw}};
+                    },
+                    kExact};
+    forward.large = backward.large = true;
+    out.push_back(std::move(forward));
+    out.push_back(std::move(backward));
   }
   return out;
 }
