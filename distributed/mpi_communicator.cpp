@@ -70,13 +70,16 @@ bool mpi_initialized() {
   return initialized && !finalized;
 }
 
-void abort_mpi_job_if_running(int exit_code) {
+void abort_mpi_job_if_running(int exit_code, double wait_s) {
   if (!mpi_initialized()) return;
-  int size = 1;
+  int size = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (size > 1) {
     std::fflush(stdout);
     std::fflush(stderr);
+    leave_by_itself_after(wait_s, exit_code, fmt::format("rank {} of {} (MPI)", rank, size),
+                          "MPI_Abort");
     MPI_Abort(MPI_COMM_WORLD, exit_code);
   }
 }
@@ -101,17 +104,22 @@ MpiCommunicator::MpiCommunicator(CommunicatorOptions options) : MpiCommunicator(
 
 MpiCommunicator::MpiCommunicator(Joined joined, CommunicatorOptions options)
     : Communicator(joined.rank, joined.world_size, Device::cpu()),
-      watchdog_(options.timeout_s,
-                fmt::format("rank {} of {} (MPI)", joined.rank, joined.world_size),
-                [](const std::string& message) {
-                  std::fprintf(stderr, "%s\n", message.c_str());
-                  std::fflush(stderr);
-                  // MPI_Abort from this thread is allowed only at MPI_THREAD_MULTIPLE; otherwise
-                  // exiting makes mpirun end the other ranks just the same.
-                  if (g_thread_level >= MPI_THREAD_MULTIPLE) MPI_Abort(MPI_COMM_WORLD, 1);
-                  std::_Exit(1);
-                },
-                options.timeout_name) {}
+      watchdog_(
+          options.timeout_s, fmt::format("rank {} of {} (MPI)", joined.rank, joined.world_size),
+          [who = fmt::format("rank {} of {} (MPI)", joined.rank, joined.world_size)](
+              const std::string& message) {
+            std::fprintf(stderr, "%s\n", message.c_str());
+            std::fflush(stdout);
+            std::fflush(stderr);
+            // MPI_Abort from this thread is allowed only at MPI_THREAD_MULTIPLE; otherwise
+            // exiting makes mpirun end the other ranks just the same.
+            if (g_thread_level >= MPI_THREAD_MULTIPLE) {
+              leave_by_itself_after(kAbortWaitS, 1, who, "MPI_Abort");
+              MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            std::_Exit(1);
+          },
+          options.timeout_name) {}
 
 MpiCommunicator::~MpiCommunicator() = default;
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "kiln/distributed/abort_deadline.h"
 #include "kiln/distributed/collective_watchdog.h"
 #include "kiln/distributed/communicator.h"
 #include "kiln/distributed/launch_environment.h"
@@ -16,9 +17,10 @@ namespace kiln {
 
 bool mpi_initialized();  // and not yet finalised
 // After an error on this rank: with MPI running and several ranks, prints nothing more and ends
-// the whole job with MPI_Abort (the other ranks would otherwise wait for this one forever).
-// Returns when there is no such job.
-void abort_mpi_job_if_running(int exit_code);
+// the whole job with MPI_Abort (the other ranks would otherwise wait for this one forever). If
+// MPI_Abort has not ended this process after wait_s (its daemon cannot reach the other hosts),
+// the process leaves by itself (abort_deadline.h). Returns when there is no such job.
+void abort_mpi_job_if_running(int exit_code, double wait_s = kAbortWaitS);
 
 class MpiCommunicator final : public Communicator {
  public:
