@@ -5,8 +5,11 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <initializer_list>
+#include <string>
 
 #include "kiln/core/error.h"
+#include "kiln/core/excerpt.h"
 
 namespace kiln {
 
@@ -23,7 +26,8 @@ int env_count(const char* name, const char* value) {
   const char* end = value + std::char_traits<char>::length(value);
   const auto [ptr, ec] = std::from_chars(value, end, n);
   KILN_CHECK(ec == std::errc() && ptr == end && n >= 0,
-             "the environment variable {} must be a whole number >= 0, found '{}'", name, value);
+             "the environment variable {} must be a whole number >= 0, found {}", name,
+             excerpt(value));
   return n;
 }
 
