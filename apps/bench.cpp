@@ -174,6 +174,11 @@ int main(int argc, char** argv) {
   std::vector<int> scaling;
   app.add_option("--scaling", scaling, "instead: samples/s on the CPU as 1, 2, ... MPI ranks, e.g. --scaling 1,2")
       ->delimiter(',');
+  std::string mpirun_args;
+  app.add_option(
+      "--mpirun-args", mpirun_args,
+      "--scaling: more words for mpirun, e.g. --mpirun-args='-H node1,node2 --mca btl tcp,self' "
+      "for one rank per host");
   CLI11_PARSE(app, argc, argv);
   cpu_only = cpu_only || device == "cpu";
   gpu_only = gpu_only || device == "gpu";
@@ -184,9 +189,12 @@ int main(int argc, char** argv) {
     if (!scaling.empty()) {  // each size is an `mpirun -np k train ...` beside this program
       prepare_out_dir(b.out_dir);
       const auto train = std::filesystem::canonical("/proc/self/exe").parent_path() / "train";
-      kiln::run_scaling_bench(kiln::article_scaling_job(train.string(), b.samples, b.batch_size, b.workers,
-                                                        b.threads.empty() ? 1 : b.threads.front(), b.out_dir),
-                              scaling, std::cout);
+      kiln::ScalingJob job =
+          kiln::article_scaling_job(train.string(), b.samples, b.batch_size, b.workers,
+                                    b.threads.empty() ? 1 : b.threads.front(), b.out_dir);
+      std::istringstream words(mpirun_args);  // split on white space, as a shell would unquoted
+      for (std::string word; words >> word;) job.mpirun_args.push_back(word);
+      kiln::run_scaling_bench(job, scaling, std::cout);
       return 0;
     }
     return run(b);

@@ -28,11 +28,6 @@ void check_mpi(int code, const char* call) {
   KILN_THROW("{} failed: {}", call, std::string(text, static_cast<std::size_t>(length)));
 }
 
-int env_int(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
-}
-
 void finalize_at_exit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -50,17 +45,23 @@ template <typename F> void in_chunks(std::size_t count, F&& f) {
   }
 }
 
-}  // namespace
-
-std::optional<MpiLaunch> mpi_launch_from_environment() {
-  const int size = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 0));
-  if (size <= 0) return std::nullopt;
-  MpiLaunch launch;
-  launch.world_size = size;
-  launch.rank = env_int("OMPI_COMM_WORLD_RANK", env_int("PMI_RANK", 0));
-  launch.local_rank = env_int("OMPI_COMM_WORLD_LOCAL_RANK", env_int("MPI_LOCALRANKID", 0));
-  return launch;
+// srun without a PMI that this Open MPI speaks starts N processes that each initialise MPI alone
+// (rank 0 of 1): every one would train the whole data set and write the same checkpoints.
+void check_launch_agrees(int mpi_rank, int mpi_size) {
+  const std::optional<MpiLaunch> launch = mpi_launch_from_environment();
+  if (!launch || (launch->world_size == mpi_size && launch->rank == mpi_rank)) return;
+  const bool slurm = launch->launcher.starts_with("Slurm");
+  KILN_THROW(
+      "{} placed this process as rank {} of {} ({}), but MPI_Init made it rank {} of {}: the "
+      "launcher did not join its processes into one MPI job. {}",
+      launch->launcher, launch->rank, launch->world_size, launch->source, mpi_rank, mpi_size,
+      slurm ? "Start the step with `srun --mpi=pmix` (Open MPI talks to Slurm through PMIx; "
+              "`srun --mpi=list` shows what this Slurm offers), or run mpirun inside the "
+              "allocation instead of srun"
+            : "Start every rank with the same mpirun, and link kiln to that MPI");
 }
+
+}  // namespace
 
 bool mpi_initialized() {
   int initialized = 0, finalized = 0;
@@ -69,13 +70,16 @@ bool mpi_initialized() {
   return initialized && !finalized;
 }
 
-void abort_mpi_job_if_running(int exit_code) {
+void abort_mpi_job_if_running(int exit_code, double wait_s) {
   if (!mpi_initialized()) return;
-  int size = 1;
+  int size = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (size > 1) {
     std::fflush(stdout);
     std::fflush(stderr);
+    leave_by_itself_after(wait_s, exit_code, fmt::format("rank {} of {} (MPI)", rank, size),
+                          "MPI_Abort");
     MPI_Abort(MPI_COMM_WORLD, exit_code);
   }
 }
@@ -92,6 +96,7 @@ MpiCommunicator::Joined MpiCommunicator::join() {
   Joined j{0, 1};
   MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &j.world_size);
+  check_launch_agrees(j.rank, j.world_size);
   return j;
 }
 
@@ -99,17 +104,22 @@ MpiCommunicator::MpiCommunicator(CommunicatorOptions options) : MpiCommunicator(
 
 MpiCommunicator::MpiCommunicator(Joined joined, CommunicatorOptions options)
     : Communicator(joined.rank, joined.world_size, Device::cpu()),
-      watchdog_(options.timeout_s,
-                fmt::format("rank {} of {} (MPI)", joined.rank, joined.world_size),
-                [](const std::string& message) {
-                  std::fprintf(stderr, "%s\n", message.c_str());
-                  std::fflush(stderr);
-                  // MPI_Abort from this thread is allowed only at MPI_THREAD_MULTIPLE; otherwise
-                  // exiting makes mpirun end the other ranks just the same.
-                  if (g_thread_level >= MPI_THREAD_MULTIPLE) MPI_Abort(MPI_COMM_WORLD, 1);
-                  std::_Exit(1);
-                },
-                options.timeout_name) {}
+      watchdog_(
+          options.timeout_s, fmt::format("rank {} of {} (MPI)", joined.rank, joined.world_size),
+          [who = fmt::format("rank {} of {} (MPI)", joined.rank, joined.world_size)](
+              const std::string& message) {
+            std::fprintf(stderr, "%s\n", message.c_str());
+            std::fflush(stdout);
+            std::fflush(stderr);
+            // MPI_Abort from this thread is allowed only at MPI_THREAD_MULTIPLE; otherwise
+            // exiting makes mpirun end the other ranks just the same.
+            if (g_thread_level >= MPI_THREAD_MULTIPLE) {
+              leave_by_itself_after(kAbortWaitS, 1, who, "MPI_Abort");
+              MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            std::_Exit(1);
+          },
+          options.timeout_name) {}
 
 MpiCommunicator::~MpiCommunicator() = default;
 

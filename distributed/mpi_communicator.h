@@ -1,31 +1,26 @@
-// MPI: the processes of a job started by mpirun. MpiCommunicator all-reduces CPU tensors over
-// MPI_COMM_WORLD (the data-parallel path on CPUs, and the bootstrap of NCCL across hosts). MPI is
-// initialised by the first MpiCommunicator and finalised at exit. mpi.h stays out of this header.
+// MPI: the processes of a job started by mpirun (or srun). MpiCommunicator all-reduces CPU tensors
+// over MPI_COMM_WORLD (the data-parallel path on CPUs, and the bootstrap of NCCL across hosts). MPI
+// is initialised by the first MpiCommunicator and finalised at exit; a launcher whose ranks MPI did
+// not join into one job (srun without PMIx) is refused there. mpi.h stays out of this header.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <optional>
 
+#include "kiln/distributed/abort_deadline.h"
 #include "kiln/distributed/collective_watchdog.h"
 #include "kiln/distributed/communicator.h"
+#include "kiln/distributed/launch_environment.h"
 
 namespace kiln {
 
-// What mpirun tells its processes through the environment (Open MPI's OMPI_COMM_WORLD_*, or the
-// PMI_* of MPICH's Hydra); nothing when this process was not started by mpirun.
-struct MpiLaunch {
-  int rank = 0;
-  int world_size = 1;
-  int local_rank = 0;  // among the processes on this host: picks the GPU
-};
-std::optional<MpiLaunch> mpi_launch_from_environment();
-
 bool mpi_initialized();  // and not yet finalised
 // After an error on this rank: with MPI running and several ranks, prints nothing more and ends
-// the whole job with MPI_Abort (the other ranks would otherwise wait for this one forever).
-// Returns when there is no such job.
-void abort_mpi_job_if_running(int exit_code);
+// the whole job with MPI_Abort (the other ranks would otherwise wait for this one forever). If
+// MPI_Abort has not ended this process after wait_s (its daemon cannot reach the other hosts),
+// the process leaves by itself (abort_deadline.h). Returns when there is no such job.
+void abort_mpi_job_if_running(int exit_code, double wait_s = kAbortWaitS);
 
 class MpiCommunicator final : public Communicator {
  public:

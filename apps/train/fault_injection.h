@@ -1,17 +1,18 @@
 // Injected faults, for the tests of failure handling that run train as an mpirun job:
 // KILN_INJECT_FAULT="fail:RANK:STEP" makes rank RANK throw at training step STEP (0-based);
-// "hang:RANK:STEP" makes it stop answering there. train attaches it to its Trainer as an
-// observer (training/observer.h); the library itself reads no such variable and has no option
-// for it. It stays in the train program, not a test build of it, because the mpi tests run the
-// program users run.
+// "hang:RANK:STEP" makes it stop answering there; "kill:RANK:STEP" makes it die there at once
+// (SIGKILL: no message, no checkpoint, as a crashed host or the OOM killer). train attaches it to
+// its Trainer as an observer (training/observer.h); the library itself reads no such variable and
+// has no option for it. It stays in the train program, not a test build of it, because the mpi
+// tests run the program users run.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
 
-#include "kiln/training/observer.h"
 #include "kiln/core/environment.h"
+#include "kiln/training/observer.h"
 
 namespace kiln {
 
@@ -22,7 +23,7 @@ class FaultInjection : public TrainingObserver {
   void on_step_begin(Trainer& trainer, std::int64_t global_step) override;
 
  private:
-  std::string kind_;  // "", "fail" or "hang"
+  std::string kind_;  // "", "fail", "hang" or "kill"
   int rank_ = -1;
   std::int64_t step_ = -1;
 };

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <charconv>
 #include <memory>
+#include <optional>
 #include <ostream>
+#include <string>
 
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/parallel.h"
@@ -13,6 +15,7 @@
 #include "kiln/spec/data_spec.h"
 #include "kiln/data/subset_dataset.h"
 #include "kiln/distributed/data_parallel.h"
+#include "kiln/distributed/launch_environment.h"
 #include "kiln/layers/loss.h"
 #include "kiln/spec/model_spec.h"
 #include "kiln/spec/optimizer_spec.h"
@@ -72,9 +75,15 @@ void print_header(const TrainOptions& o, std::ostream& out, Device device, const
   if (device.is_cpu() && parse_matmul_precision(o.precision) == MatmulPrecision::bf16 && !cpu_has_bf16_instructions())
     out << "  bf16 on this CPU: inputs rounded to bf16 as on one with bf16 instructions, but no faster "
            "(it has neither AVX-512 bf16 nor AMX); --precision fp32 is as fast and exact\n";
-  if (comm.world_size() > 1)
-    out << fmt::format("  data parallel: {} ranks ({}), {} samples per rank per step\n", comm.world_size(),
-                       comm.describe(), train.options().batch_size);
+  if (comm.world_size() > 1) {
+    const std::optional<MpiLaunch> launch = mpi_launch_from_environment();
+    const std::string started =
+        !launch ? std::string()
+                : fmt::format(", started by {}{}", launch->launcher,
+                              launch->nodes.empty() ? "" : " on " + launch->nodes);
+    out << fmt::format("  data parallel: {} ranks ({}{}), {} samples per rank per step\n",
+                       comm.world_size(), comm.describe(), started, train.options().batch_size);
+  }
 }
 
 // The observers of --tensorboard and --report, made before the Trainer (as --log-json's file is

@@ -1,6 +1,6 @@
-// train(): how a run is laid out. Alone (one process, one device); as one rank of an mpirun job
-// (MPI on CPUs; NCCL on the GPU the host-local rank picks, bootstrapped over MPI); or as one
-// replica thread per GPU of --gpus in this process (NCCL from ncclCommInitAll).
+// train(): how a run is laid out. Alone (one process, one device); as one rank of an mpirun or
+// srun job (MPI on CPUs; NCCL on the GPU the host-local rank picks, bootstrapped over MPI); or as
+// one replica thread per GPU of --gpus in this process (NCCL from ncclCommInitAll).
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -8,10 +8,11 @@
 #include <thread>
 
 #include "kiln/apps/train/flag_words.h"
+#include "kiln/apps/train/train_options.h"
+#include "kiln/core/device.h"
 #include "kiln/core/error.h"
 #include "kiln/distributed/mpi_communicator.h"
 #include "kiln/distributed/nccl_communicator.h"
-#include "kiln/apps/train/train_options.h"
 
 namespace kiln {
 
@@ -65,9 +66,14 @@ TrainResult launch_run(const TrainOptions& o, std::ostream& out, const std::atom
 
   MpiCommunicator mpi(comm_options);
   if (device.is_cpu()) return train_replica(o, out, stop, mpi);
-  // One GPU per process: the host-local rank picks it, unless --device=gpu:N names one.
+  // One GPU per process: the host-local rank picks it among those this process sees (the only
+  // one, where the launcher gave each rank its own), unless --device=gpu:N names one.
   const bool named = o.device.find(':') != std::string::npos;
-  const int gpu = named ? device.index() : (launch ? launch->local_rank : 0);
+  const int local_rank = launch ? launch->local_rank : 0;
+  const int visible = cuda_device_count();  // 0: the device checks below say why
+  const int gpu = named         ? device.index()
+                  : visible > 0 ? gpu_for_local_rank(local_rank, visible)
+                                : local_rank;
   const std::unique_ptr<Communicator> nccl = make_nccl_communicator(gpu, mpi, comm_options);
   return train_replica(o, out, stop, *nccl);
 }

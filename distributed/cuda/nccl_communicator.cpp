@@ -55,13 +55,18 @@ class NcclCommunicator final : public Communicator {
                    std::shared_ptr<NcclGroup> group, CommunicatorOptions options)
       : Communicator(rank, world_size, Device::cuda(device)), comm_(comm), device_(device),
         group_(std::move(group)), stream_(create_stream(device)), ready_(create_event(device)),
-        watchdog_(options.timeout_s, describe(), [group = group_](const std::string& message) {
-          std::fprintf(stderr, "%s\n", message.c_str());
-          std::fflush(stderr);
-          group->abort_all();
-          abort_mpi_job_if_running(1);
-          std::_Exit(1);
-        }, options.timeout_name) {
+        watchdog_(
+            options.timeout_s, describe(),
+            [group = group_, who = describe()](const std::string& message) {
+              std::fprintf(stderr, "%s\n", message.c_str());
+              std::fflush(stderr);
+              // ncclCommAbort and MPI_Abort may both wait on a network that just died.
+              leave_by_itself_after(kAbortWaitS, 1, who, "ncclCommAbort and MPI_Abort");
+              group->abort_all();
+              abort_mpi_job_if_running(1);
+              std::_Exit(1);
+            },
+            options.timeout_name) {
     for (void*& event : done_) event = create_event(device);
   }
 
