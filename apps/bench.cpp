@@ -6,6 +6,8 @@
 // size) on Fashion-MNIST written as an image folder, where decoding makes the loader matter.
 #include <CLI/CLI.hpp>
 
+#include <kiln/apps/support/number_flags.h>
+
 #include <fcntl.h>
 
 #include <filesystem>
@@ -148,11 +150,15 @@ int main(int argc, char** argv) {
   BenchOptions b;
   bool cpu_only = false, gpu_only = false;
   CLI::App app{"kiln bench: the article's CPU-vs-GPU epoch-time table on this machine"};
-  app.add_option("--samples", b.samples, "samples per measured epoch (times are scaled to 160,000)")
+  kiln::add_number_flag(app, "--samples", b.samples,
+                        "samples per measured epoch (times are scaled to 160,000)", {.least = 1})
       ->capture_default_str();
-  app.add_option("--batch-size", b.batch_size, "batch size")->capture_default_str();
-  app.add_option("--threads", b.threads, "CPU thread counts to measure, e.g. --threads 1 2");
-  app.add_option("--workers", b.workers, "loader workers")->capture_default_str();
+  kiln::add_number_flag(app, "--batch-size", b.batch_size, "batch size", {.least = 1})
+      ->capture_default_str();
+  kiln::add_number_flag(app, "--threads", b.threads,
+                        "CPU thread counts to measure, e.g. --threads 1 2", {.least = 1});
+  kiln::add_number_flag(app, "--workers", b.workers, "loader workers", {.least = 0})
+      ->capture_default_str();
   app.add_flag("--cpu-only", cpu_only, "measure the CPU only");
   app.add_flag("--gpu-only", gpu_only, "measure the GPUs only");
   std::string device;
@@ -167,19 +173,27 @@ int main(int argc, char** argv) {
                "instead of the speedup table: the data-loading sweep, workers x pinned memory x batch size");
   app.add_option("--images", b.images, "--loader: Fashion-MNIST image folder (kiln-export-images --out DIR)")
       ->capture_default_str();
-  app.add_option("--loader-workers", b.sweep.workers, "--loader: worker counts to try")->capture_default_str();
-  app.add_option("--loader-batch-sizes", b.sweep.batch_sizes, "--loader: batch sizes to try")->capture_default_str();
-  app.add_option("--loader-steps", b.sweep.steps, "--loader: training steps per setting (0: a whole epoch)")
+  kiln::add_number_flag(app, "--loader-workers", b.sweep.workers, "--loader: worker counts to try",
+                        {.least = 0})
+      ->capture_default_str();
+  kiln::add_number_flag(app, "--loader-batch-sizes", b.sweep.batch_sizes,
+                        "--loader: batch sizes to try", {.least = 1})
+      ->capture_default_str();
+  kiln::add_number_flag(app, "--loader-steps", b.sweep.steps,
+                        "--loader: training steps per setting (0: a whole epoch)",
+                        {.least = 0, .note = "0: a whole epoch"})
       ->capture_default_str();
   std::vector<int> scaling;
-  app.add_option("--scaling", scaling, "instead: samples/s on the CPU as 1, 2, ... MPI ranks, e.g. --scaling 1,2")
+  kiln::add_number_flag(app, "--scaling", scaling,
+                        "instead: samples/s on the CPU as 1, 2, ... MPI ranks, e.g. --scaling 1,2",
+                        {.least = 1})
       ->delimiter(',');
   std::string mpirun_args;
   app.add_option(
       "--mpirun-args", mpirun_args,
       "--scaling: more words for mpirun, e.g. --mpirun-args='-H node1,node2 --mca btl tcp,self' "
       "for one rank per host");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = kiln::parse_command_line(app, argc, argv, "bench")) return *status;
   cpu_only = cpu_only || device == "cpu";
   gpu_only = gpu_only || device == "gpu";
   b.cpu = !gpu_only;

@@ -3,6 +3,8 @@
 // softmax cross-entropy, axpy), on the device asked for, and prints the loss as it falls.
 #include <CLI/CLI.hpp>
 
+#include <kiln/apps/support/number_flags.h>
+
 #include <chrono>
 #include <cstdio>
 
@@ -92,12 +94,17 @@ int main(int argc, char** argv) {
   Options o;
   CLI::App app{"kiln-demo: a softmax classifier trained with kiln's tensor core"};
   app.add_option("--device", o.device, "cpu, gpu or gpu:N")->capture_default_str();
-  app.add_option("--samples", o.samples, "training samples")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--steps", o.steps, "full-batch gradient steps")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--lr", o.lr, "learning rate")->capture_default_str();
-  app.add_option("--threads", o.threads, "CPU threads (0: all cores)")->capture_default_str();
-  app.add_option("--seed", o.seed, "random seed")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  kiln::add_number_flag(app, "--samples", o.samples, "training samples", {.least = 1})
+      ->capture_default_str();
+  kiln::add_number_flag(app, "--steps", o.steps, "full-batch gradient steps", {.least = 1})
+      ->capture_default_str();
+  kiln::add_number_flag(app, "--lr", o.lr, "learning rate", {.least = 0, .least_open = true})
+      ->capture_default_str();
+  kiln::add_number_flag(app, "--threads", o.threads, "CPU threads (0: all cores)",
+                        {.least = 0, .note = "0: all cores"})
+      ->capture_default_str();
+  kiln::add_number_flag(app, "--seed", o.seed, "random seed")->capture_default_str();
+  if (const auto status = kiln::parse_command_line(app, argc, argv, "kiln-demo")) return *status;
   try {
     return run(o);
   } catch (const kiln::Error& e) {

@@ -4,6 +4,8 @@
 // names 0-9, which sort as labels.
 #include <CLI/CLI.hpp>
 
+#include <kiln/apps/support/number_flags.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -76,9 +78,13 @@ int main(int argc, char** argv) {
   app.add_option("--split", o.split, "train, test or both")
       ->check(CLI::IsMember({"train", "test", "both"}));
   app.add_option("--format", o.format, "png or jpg")->check(CLI::IsMember({"png", "jpg"}));
-  app.add_option("--limit", o.limit, "export only the first N images of each split (0: all)");
-  app.add_option("--threads", o.threads, "threads writing images (0: one per core)");
-  CLI11_PARSE(app, argc, argv);
+  kiln::add_number_flag(app, "--limit", o.limit,
+                        "export only the first N images of each split (0: all)",
+                        {.least = 0, .note = "0: all"});
+  kiln::add_number_flag(app, "--threads", o.threads, "threads writing images (0: one per core)",
+                        {.least = 0, .note = "0: one per core"});
+  if (const auto status = kiln::parse_command_line(app, argc, argv, "kiln-export-images"))
+    return *status;
   try {
     const auto start = std::chrono::steady_clock::now();
     if (o.split != "test") export_split(o, kiln::Split::train);

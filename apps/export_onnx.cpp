@@ -5,6 +5,8 @@
 // kiln::export_onnx.
 #include <CLI/CLI.hpp>
 
+#include <kiln/apps/support/number_flags.h>
+
 #include <charconv>
 #include <cstdio>
 #include <string>
@@ -88,7 +90,9 @@ void export_checkpoint(const Options& o) {
   const std::string spec = recorded_spec(*saved, o.checkpoint);
   kiln::Model model = rebuild_model(spec, *saved);
   kiln::load_checkpoint_weights(o.checkpoint, *model.net);
-  kiln::export_onnx(*model.net, model.input_shape, o.out);
+  std::vector<std::int64_t> one{1};  // an example batch: the graph's batch is dynamic
+  one.insert(one.end(), model.input_shape.dims().begin(), model.input_shape.dims().end());
+  kiln::export_onnx(*model.net, kiln::Shape(std::move(one)), o.out);
   std::string input = "batch";
   for (const std::int64_t d : model.input_shape.dims()) input += ", " + std::to_string(d);
   std::printf("%s (%s, %lld parameters) -> %s: ONNX opset %d, input (%s)\n", spec.c_str(),
@@ -104,7 +108,8 @@ int main(int argc, char** argv) {
   app.add_option("--checkpoint", o.checkpoint, "checkpoint folder written by train --checkpoint")
       ->required();
   app.add_option("--out", o.out, "the ONNX file to write (e.g. model.onnx)")->required();
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = kiln::parse_command_line(app, argc, argv, "kiln-export-onnx"))
+    return *status;
   try {
     export_checkpoint(o);
     return 0;

@@ -8,7 +8,10 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <utility>
 
+#include <kiln/apps/support/number_flags.h>
 #include <kiln/core/openmp_wait_policy.h>
 #include <kiln/core/device.h>
 #include <kiln/core/error.h>
@@ -62,6 +65,20 @@ TrainedGpt load_trained_gpt(const std::string& dir, kiln::Device device) {
   return trained;
 }
 
+// The library's names of the options kiln-generate takes as flags, as those flags.
+std::string in_flag_words(std::string message) {
+  constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
+      {"GenerateOptions::tokens", "--tokens"},
+      {"GenerateOptions::temperature", "--temperature"},
+      {"GenerateOptions::top_k", "--top-k"},
+      {"GenerateOptions::seed", "--seed"}};
+  for (const auto& [name, flag] : kFlagOf)
+    for (std::size_t at = message.find(name); at != std::string::npos;
+         at = message.find(name, at + flag.size()))
+      message.replace(at, name.size(), flag);
+  return message;
+}
+
 void run(const Options& o) {
   const kiln::Device device = kiln::Device::parse(o.device);
   TrainedGpt trained = load_trained_gpt(o.checkpoint, device);
@@ -93,26 +110,28 @@ int main(int argc, char** argv) {
   app.add_option("--checkpoint", o.checkpoint, "checkpoint folder written by train --checkpoint")
       ->required();
   app.add_option("--prompt", o.prompt, "the text to continue (default: a newline)");
-  app.add_option("--tokens", o.generate.tokens, "new tokens to draw")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--temperature", o.generate.temperature,
-                 "divides the logits: below 1 surer, above 1 more varied; 0 picks the most likely")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--top-k", o.generate.top_k, "draw among the K likeliest tokens only (0: all)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--seed", o.generate.seed, "seed of the draws")->capture_default_str();
+  kiln::add_number_flag(app, "--tokens", o.generate.tokens, "new tokens to draw", {.least = 0})
+      ->capture_default_str();
+  kiln::add_number_flag(
+      app, "--temperature", o.generate.temperature,
+      "divides the logits: below 1 surer, above 1 more varied; 0 picks the most likely",
+      {.least = 0, .note = "0: the most likely token"})
+      ->capture_default_str();
+  kiln::add_number_flag(app, "--top-k", o.generate.top_k,
+                        "draw among the K likeliest tokens only (0: all)",
+                        {.least = 0, .note = "0: all"})
+      ->capture_default_str();
+  kiln::add_number_flag(app, "--seed", o.generate.seed, "seed of the draws")->capture_default_str();
   app.add_flag("--no-cache", o.no_cache,
                "run the full forward for every token instead of the key-value cache");
   app.add_option("--device", o.device, "cpu or gpu (gpu:N)")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = kiln::parse_command_line(app, argc, argv, "kiln-generate"))
+    return *status;
   try {
     run(o);
     return 0;
   } catch (const std::exception& e) {  // kiln::Error, and std::filesystem's from the folder
-    std::fprintf(stderr, "kiln-generate: %s\n", e.what());
+    std::fprintf(stderr, "kiln-generate: %s\n", in_flag_words(e.what()).c_str());
     return 1;
   }
 }

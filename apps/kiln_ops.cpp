@@ -4,6 +4,8 @@
 // kernel: the op then fails on that device with a message naming it.
 #include <CLI/CLI.hpp>
 
+#include <kiln/apps/support/number_flags.h>
+
 #include <cstdio>
 #include <map>
 #include <string>
@@ -68,7 +70,7 @@ int main(int argc, char** argv) {
   CLI::App app{"kiln-ops: the ops of this kiln and their kernels per backend and precision"};
   bool markdown = false;
   app.add_flag("--markdown", markdown, "print docs/ops.md: the table with its heading");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = kiln::parse_command_line(app, argc, argv, "kiln-ops")) return *status;
   try {
     print_table(markdown);
   } catch (const kiln::Error& e) {

@@ -75,6 +75,7 @@ int main(int argc, char** argv) try {
   KILN_CHECK(argc >= 3,
              "usage: kiln_gpt_layers_benchmark LAYERS-HEADS-WIDTH-CONTEXT BATCH [REPETITIONS]");
   kiln::GptConfig c;
+  c.vocabulary = 256;  // bytes
   KILN_CHECK(
       std::sscanf(argv[1], "%ld-%ld-%ld-%ld", &c.layers, &c.heads, &c.width, &c.context) == 4,
       "expected LAYERS-HEADS-WIDTH-CONTEXT such as 4-4-128-64, found {}", argv[1]);

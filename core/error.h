@@ -20,6 +20,13 @@ class Error : public std::runtime_error {
   std::string where_;
 };
 
+// Thrown by long work that polls a stop request (building a model with a stop flag) and saw it
+// set: not a mistake, so a program ends as it does when asked to stop.
+class Interrupted : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 [[noreturn]] void throw_error(const char* file, int line, std::string message);
 [[noreturn]] void throw_check_failed(const char* file, int line, const char* condition,

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "kiln/core/error.h"
 #include "kiln/core/excerpt.h"
+#include "kiln/core/host_memory.h"
 
 namespace kiln {
 
@@ -123,19 +125,33 @@ void TokenSequence::open_chars(std::string_view bytes, const TokenFileOptions& o
       !options.vocab_size,
       "token file {} read as characters numbers them from the file; drop the vocabulary size",
       path_);
+  // Each character becomes a 4-byte id in memory: at least as many bytes as the file's when
+  // every character is one byte, so a file past the budget is refused before it is read, and
+  // the exact need once the characters are counted.
+  const auto check_ids_fit = [&](std::uint64_t need) {
+    const std::uint64_t half = host_memory_bytes() / 2;
+    KILN_CHECK(half == 0 || need <= half,
+               "token file {} read as characters ({} bytes) needs {:.1f} GiB for its ids (4 bytes "
+               "per character), more than half of this machine's {:.1f} GiB: read it as bytes "
+               "(tokens:PATH), or use a shorter text",
+               path_, bytes.size(), static_cast<double>(need) / 1073741824.0,
+               static_cast<double>(2 * half) / 1073741824.0);
+  };
+  check_ids_fit(bytes.size());
   vocabulary_ = options.vocabulary ? *options.vocabulary : char_vocabulary(bytes, path_);
   KILN_CHECK(vocabulary_.kind == VocabularyKind::chars,
              "token file {}: a character vocabulary was expected", path_);
-  const std::vector<std::uint32_t> points = utf8_code_points(bytes, path_);
-  ids_.resize(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    ids_[i] = char_id(vocabulary_, points[i]);
-    KILN_CHECK(ids_[i] >= 0,
-               "token file {}: the character U+{:04X} at character {} is not in the vocabulary of "
-               "{} characters "
-               "(the training text's): the test text must use the training text's characters",
-               path_, points[i], i, vocabulary_.symbols.size());
+  const std::int64_t characters = utf8_length(bytes, path_);
+  check_ids_fit(static_cast<std::uint64_t>(characters) * 4);
+  try {
+    ids_.resize(static_cast<std::size_t>(characters));
+  } catch (const std::bad_alloc&) {  // a limit the host's figures do not show (ulimit -v, cgroups)
+    KILN_THROW(
+        "token file {} read as characters ({} bytes): the ids of its {} characters take {:.1f} "
+        "GiB, which could not be allocated; read it as bytes (tokens:PATH), or use a shorter text",
+        path_, bytes.size(), characters, static_cast<double>(characters) * 4 / 1073741824.0);
   }
+  utf8_ids(bytes, "token file " + path_, vocabulary_, ids_.data());  // UTF-8 checked above
   size_ = static_cast<std::int64_t>(ids_.size());
   mapping_ = Mapping();  // the ids are copied out
 }

@@ -3,6 +3,7 @@
 #include "kiln/data/vocabulary.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "kiln/core/error.h"
 #include "kiln/core/excerpt.h"
@@ -49,9 +50,13 @@ VocabularyKind vocabulary_kind_from_name(std::string_view name) {
   KILN_THROW("unknown vocabulary kind {}: expected bytes, chars or ids", excerpt(name));
 }
 
-std::vector<std::uint32_t> utf8_code_points(std::string_view text, const std::string& source) {
-  std::vector<std::uint32_t> out;
-  out.reserve(text.size());
+namespace {
+
+// Calls f(code point) for each code point of `text` in order; throws kiln::Error naming `source`,
+// the byte offset and an excerpt at the first malformed sequence. Nothing is allocated, so a
+// text of any size is walked in its mapping.
+template <typename F>
+void for_each_code_point(std::string_view text, const std::string& source, F&& f) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
   for (std::size_t i = 0; i < n;) {
@@ -77,18 +82,50 @@ std::vector<std::uint32_t> utf8_code_points(std::string_view text, const std::st
         "{} is not UTF-8 text at byte {}: {}; read it as bytes (tokens:PATH, a vocabulary of "
         "256) or convert it to UTF-8",
         source, i, excerpt(text.substr(i, 8)));
-    out.push_back(c);
+    f(c);
     i += static_cast<std::size_t>(length);
   }
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> utf8_code_points(std::string_view text, const std::string& source) {
+  std::vector<std::uint32_t> out;
+  out.reserve(text.size());
+  for_each_code_point(text, source, [&out](std::uint32_t c) { out.push_back(c); });
   return out;
+}
+
+std::int64_t utf8_length(std::string_view text, const std::string& source) {
+  std::int64_t count = 0;
+  for_each_code_point(text, source, [&count](std::uint32_t) { ++count; });
+  return count;
+}
+
+void utf8_ids(std::string_view text, const std::string& source, const Vocabulary& vocabulary,
+              std::int32_t* ids) {
+  std::int64_t i = 0;
+  for_each_code_point(text, source, [&](std::uint32_t c) {
+    ids[i] = char_id(vocabulary, c);
+    KILN_CHECK(ids[i] >= 0,
+               "{}: the character U+{:04X} at character {} is not in the vocabulary of {} "
+               "characters (the training text's): the test text must use the training text's "
+               "characters",
+               source, c, i, vocabulary.symbols.size());
+    ++i;
+  });
 }
 
 Vocabulary byte_vocabulary() { return {}; }
 
 Vocabulary char_vocabulary(std::string_view text, const std::string& source) {
-  std::vector<std::uint32_t> symbols = utf8_code_points(text, source);
-  std::sort(symbols.begin(), symbols.end());
-  symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
+  // A mark per code point (136 KiB), not a list of the text's: a file of any size is numbered
+  // in place.
+  std::vector<bool> seen(kMaxCodePoint + 1, false);
+  for_each_code_point(text, source, [&seen](std::uint32_t c) { seen[c] = true; });
+  std::vector<std::uint32_t> symbols;
+  for (std::uint32_t c = 0; c <= kMaxCodePoint; ++c)
+    if (seen[c]) symbols.push_back(c);
   KILN_CHECK(!symbols.empty(), "{} is empty: a character vocabulary needs some text", source);
   Vocabulary v;
   v.kind = VocabularyKind::chars;
@@ -113,6 +150,40 @@ std::string decode(const Vocabulary& vocabulary, const std::vector<std::int32_t>
       append_utf8(vocabulary.symbols[static_cast<std::size_t>(id)], out);
   }
   return out;
+}
+
+namespace {
+
+// "'q' (U+0071), 'r' (U+0072)": the first few of `points`, and how many more.
+std::string listed_characters(const std::vector<std::uint32_t>& points) {
+  constexpr std::size_t kShown = 8;
+  std::string out;
+  for (std::size_t i = 0; i < points.size() && i < kShown; ++i) {
+    std::string character;
+    append_utf8(points[i], character);
+    out += fmt::format("{}{} (U+{:04X})", i == 0 ? "" : ", ", excerpt(character), points[i]);
+  }
+  if (points.size() > kShown) out += fmt::format(" and {} more", points.size() - kShown);
+  return out;
+}
+
+}  // namespace
+
+std::string vocabulary_difference(const Vocabulary& then, const Vocabulary& now) {
+  if (then == now) return "";
+  std::string text = fmt::format("a {} vocabulary of {} tokens (this run: a {} vocabulary of {}",
+                                 vocabulary_kind_name(then.kind), then.size,
+                                 vocabulary_kind_name(now.kind), now.size);
+  if (then.kind == VocabularyKind::chars && now.kind == VocabularyKind::chars) {
+    std::vector<std::uint32_t> only_then, only_now;
+    std::set_difference(then.symbols.begin(), then.symbols.end(), now.symbols.begin(),
+                        now.symbols.end(), std::back_inserter(only_then));
+    std::set_difference(now.symbols.begin(), now.symbols.end(), then.symbols.begin(),
+                        then.symbols.end(), std::back_inserter(only_now));
+    if (!only_then.empty()) text += "; only the checkpoint's has " + listed_characters(only_then);
+    if (!only_now.empty()) text += "; only this run's has " + listed_characters(only_now);
+  }
+  return text + ")";
 }
 
 std::int32_t char_id(const Vocabulary& vocabulary, std::uint32_t code_point) {

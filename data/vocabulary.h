@@ -53,4 +53,17 @@ void check_vocabulary(const Vocabulary& vocabulary, const std::string& source);
 // and an excerpt at the first malformed sequence.
 std::vector<std::uint32_t> utf8_code_points(std::string_view text, const std::string& source);
 
+// How `then` (a checkpoint's) and `now` differ, for a resume's message: "a chars vocabulary of
+// 30 tokens (this run: a chars vocabulary of 30; only the checkpoint's has 'q' (U+0071), only
+// this run's has 'z' (U+007A))"; "" when they are equal.
+std::string vocabulary_difference(const Vocabulary& then, const Vocabulary& now);
+
+// The number of code points of `text`, and their ids under a chars `vocabulary` written to
+// `ids` (room for utf8_length of them), both without allocating; throw as utf8_code_points,
+// and utf8_ids also for a character the vocabulary lacks (naming `source`, the character and its
+// position).
+std::int64_t utf8_length(std::string_view text, const std::string& source);
+void utf8_ids(std::string_view text, const std::string& source, const Vocabulary& vocabulary,
+              std::int32_t* ids);
+
 }  // namespace kiln

@@ -31,12 +31,6 @@ void describe_value(onnx::ValueInfoProto& value, const std::string& name, const 
   for (const std::int64_t d : sample.dims()) shape.add_dim()->set_dim_value(d);
 }
 
-Shape with_batch(const Shape& sample, std::int64_t batch) {
-  std::vector<std::int64_t> dims{batch};
-  dims.insert(dims.end(), sample.dims().begin(), sample.dims().end());
-  return Shape(std::move(dims));
-}
-
 Shape without_batch(const Shape& shape) {
   return Shape(std::vector<std::int64_t>(shape.dims().begin() + 1, shape.dims().end()));
 }
@@ -79,9 +73,14 @@ void check_weight_names(const Module& model, const OnnxGraph& graph) {
 
 }  // namespace
 
-void export_onnx(const Module& model, const Shape& input, const std::string& path) {
-  // The model's own check of the input, with its message, before anything is built.
-  const Shape output = without_batch(model.output_shape(with_batch(input, 1)));
+void export_onnx(const Module& model, const Shape& batch_input, const std::string& path) {
+  // The model's own check of the input, with its message, before anything is built; the batch
+  // given is only an example (the graph's batch is dynamic).
+  KILN_CHECK(batch_input.rank() >= 1,
+             "export_onnx: the input shape {} has no batch axis: give (batch, sample dims...)",
+             batch_input.str());
+  const Shape output = without_batch(batch_output_shape(model, batch_input, "export_onnx"));
+  const Shape input = without_batch(batch_input);
 
   onnx::ModelProto proto;
   proto.set_ir_version(onnx::IR_VERSION);

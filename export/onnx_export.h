@@ -17,12 +17,14 @@ class Module;
 
 inline constexpr int kOnnxOpset = 17;
 
-// input: one sample's shape as the model takes it, without the batch: (784) for an MLP,
-// (1, 28, 28) for LeNet-5. Walks the model (Sequential, Residual and the layers: Linear, the
-// activations, Conv2d, MaxPool2d, AvgPool2d, BatchNorm1d/2d, LayerNorm, Dropout, Flatten), checks
-// the graph with ONNX's checker and its strict shape inference, and writes it to `path` (opened
-// through core/output_file.h). Throws kiln::Error naming the layer (its path in the model and its
-// type) when one cannot be exported, and when the model does not take `input`.
-void export_onnx(const Module& model, const Shape& input, const std::string& path);
+// batch_input: a batch's shape as the model takes it, batch first as every shape argument of
+// kiln's API (Sequential::summary, estimate_training_memory): (1, 784) for an MLP, (1, 1, 28, 28)
+// for LeNet-5; the batch given is an example, the graph's is dynamic. Walks the model (Sequential,
+// Residual and the layers: Linear, the activations, Conv2d, MaxPool2d, AvgPool2d, BatchNorm1d/2d,
+// LayerNorm, Dropout, Flatten), checks the graph with ONNX's checker and its strict shape
+// inference, and writes it to `path` (opened through core/output_file.h). Throws kiln::Error naming
+// the layer (its path in the model and its type) when one cannot be exported, and when the model
+// does not take `input`.
+void export_onnx(const Module& model, const Shape& batch_input, const std::string& path);
 
 }  // namespace kiln

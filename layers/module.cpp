@@ -32,9 +32,52 @@ class EnteredFrame {
 
 }  // namespace
 
+Shape batch_output_shape(const Module& model, const Shape& batch_input, const std::string& caller) {
+  try {
+    return model.output_shape(batch_input);
+  } catch (const Error&) {
+    std::vector<std::int64_t> dims{1};
+    dims.insert(dims.end(), batch_input.dims().begin(), batch_input.dims().end());
+    bool fits_with_batch = false;
+    try {
+      (void)model.output_shape(Shape(dims));
+      fits_with_batch = true;
+    } catch (const Error&) {
+    }
+    if (!fits_with_batch) throw;  // the model's own message
+    KILN_THROW(
+        "{}: the shape {} has no batch axis: it takes (batch, sample dims...), as every shape "
+        "argument of kiln's API does; give {} for one sample of {} to {}",
+        caller, batch_input.str(), Shape(dims).str(), batch_input.str(), model.describe());
+  }
+}
+
+Module::~Module() {
+  for (auto& [name, child] : children_)  // a child that outlives this module is free again
+    if (child->parent_ == this) child->parent_ = nullptr;
+}
+
+// A module with parameters run inside another's forward must be registered below it: else its
+// parameters are in no parameters() list, so no optimizer, to(), checkpoint or gradient check
+// sees them and the model trains without them, silently.
+void Module::check_registered_below(const Module& caller) const {
+  if (!has_parameters()) return;
+  for (const Module* up = parent_; up != nullptr; up = up->parent_)
+    if (up == &caller) return;
+  KILN_THROW(
+      "{} runs inside the forward of {} but is not registered below it{}: its {} parameters are "
+      "left out of {}'s parameters(), so no optimizer, to(), checkpoint or gradient check sees "
+      "them; register it in the parent's constructor with register_module(\"name\", child)",
+      describe(), caller.describe(),
+      parent_ == nullptr ? " (nor anywhere)" : " (it belongs to another module)", parameter_count(),
+      caller.describe());
+}
+
 const Tensor& Module::forward(const Tensor& x) {
   KILN_CHECK(x.defined() && x.dtype() == DType::f32, "{}: forward needs a float32 input, found {}",
              describe(), x.defined() ? x.str() : std::string("an undefined tensor"));
+  if (current_frame != nullptr && current_frame->module != parent_)
+    check_registered_below(*current_frame->module);
   KILN_CHECK(x.device() == device_,
              "{}: the input is on {} but the module is on {}; call .to({}) on one of them",
              describe(), x.device().str(), device_.str(), device_.str());
@@ -240,6 +283,14 @@ void Module::register_generator(std::string name, Generator& generator) {
 
 void Module::register_module(std::string name, std::shared_ptr<Module> child) {
   KILN_CHECK(child != nullptr, "register_module('{}') with a null module", name);
+  // One module in two places would run twice per step on one set of forward caches, and its
+  // backward would use the last call's for both: wrong gradients, without an error.
+  KILN_CHECK(child->parent_ == nullptr && child.get() != this,
+             "register_module('{}'): {} is registered already, in {}: a module used twice shares "
+             "the caches its backward reads, so its gradients would be wrong; build a second one "
+             "(to share weights, tie the parameter as TiedLinear does)",
+             name, child->describe(),
+             child.get() == this ? std::string("itself") : child->parent_->describe());
   // A child's parameter names gain the child's name as a prefix, once, here.
   for (Parameter* p : child->parameters()) p->name = name + "." + p->name;
   for (Buffer* b : child->buffers()) b->name = name + "." + b->name;

@@ -28,6 +28,13 @@ struct Parameter {
   ParameterExtensions extensions;
 };
 
+// The output shape of `model` for `batch_input`: (batch, sample dims...), as every shape
+// argument of kiln's API takes it (Sequential::summary, export_onnx, estimate_training_memory),
+// as PyTorch's do. Throws kiln::Error as output_shape does, except that a shape the model would
+// take with a batch axis in front is named as one without a batch axis, with the shape to give.
+Shape batch_output_shape(const class Module& model, const Shape& batch_input,
+                         const std::string& caller);
+
 // Tells the extensions of every parameter of `module` that its value was written (after loading
 // or broadcasting values into them; to() tells them itself).
 void parameter_values_changed(class Module& module);
@@ -41,7 +48,7 @@ struct Buffer {
 
 class Module {
  public:
-  virtual ~Module() = default;
+  virtual ~Module();
   Module() = default;
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
@@ -130,6 +137,8 @@ class Module {
   Parameter& register_parameter(std::string name, Tensor value);
   // Buffers likewise: created on the CPU, moved by to(), read through the returned reference.
   Buffer& register_buffer(std::string name, Tensor value);
+  // Throws kiln::Error for a module registered already (here or in another module): one module
+  // in two places would compute wrong gradients (its forward caches serve one call).
   void register_module(std::string name, std::shared_ptr<Module> child);
   // A generator of this module's (it must outlive the module), listed by generators().
   void register_generator(std::string name, Generator& generator);
@@ -138,6 +147,9 @@ class Module {
   Tensor& reuse(Tensor& buffer, const Shape& shape, DType dtype = DType::f32);
 
  private:
+  // Throws kiln::Error when this module holds parameters and is not registered below `caller`,
+  // whose forward runs it.
+  void check_registered_below(const Module& caller) const;
   // Each module's training flag, depth first, for predict to restore.
   void collect_modes(std::vector<bool>& modes) const;
   void restore_modes(const std::vector<bool>& modes, std::size_t& next);

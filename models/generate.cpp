@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 
+#include "kiln/core/memory_budget.h"
 #include "kiln/core/philox.h"
 #include "kiln/core/random.h"
 #include "kiln/models/gpt_decoder.h"
@@ -17,6 +18,22 @@
 namespace kiln {
 
 namespace {
+
+// The text (prompt and new tokens, 4 bytes each) must fit in the host's memory: refused here,
+// not by the vector's allocator mid-run (std::length_error, std::bad_alloc).
+void check_text_fits(std::int64_t prompt, std::int64_t tokens) {
+  constexpr std::int64_t kIdBytes = sizeof(std::int32_t);
+  const std::uint64_t available = available_memory(Device::cpu());
+  const std::int64_t most = std::numeric_limits<std::int64_t>::max() / kIdBytes - prompt;
+  const long double bytes = static_cast<long double>(prompt + std::min(tokens, most)) * kIdBytes;
+  KILN_CHECK(
+      tokens <= most && (available == 0 || bytes <= static_cast<long double>(available)),
+      "GenerateOptions::tokens {} makes a text of {} token ids, {:.1f} GiB, more than the "
+      "{:.1f} GiB of host memory available; draw fewer tokens",
+      tokens, static_cast<long double>(prompt) + static_cast<long double>(tokens),
+      static_cast<double>((static_cast<long double>(prompt) + tokens) * kIdBytes / 1073741824.0L),
+      static_cast<double>(available) / 1073741824.0);
+}
 
 void check_request(const Gpt& model, std::span<const std::int32_t> prompt,
                    const GenerateOptions& o) {
@@ -33,6 +50,7 @@ void check_request(const Gpt& model, std::span<const std::int32_t> prompt,
                "generate: prompt token {} is {}, outside the model's vocabulary [0, {})", i,
                prompt[i], c.vocabulary);
   KILN_CHECK(o.tokens >= 0, "GenerateOptions::tokens must be >= 0, found {}", o.tokens);
+  check_text_fits(static_cast<std::int64_t>(prompt.size()), o.tokens);
   KILN_CHECK(std::isfinite(o.temperature) && o.temperature >= 0.0f,
              "GenerateOptions::temperature must be a finite number >= 0 (0: greedy), found {}",
              o.temperature);
@@ -62,6 +80,19 @@ std::vector<float> full_forward_logits(Gpt& model, const std::vector<std::int32_
 std::int32_t sample_token(std::span<const float> logits, float temperature, std::int64_t top_k,
                           double draw) {
   KILN_CHECK(!logits.empty(), "sample_token needs at least one logit");
+  // A NaN (or +inf) logit has no probability: drawing past it would hide a broken model.
+  const auto bad = std::find_if(logits.begin(), logits.end(), [](float l) {
+    return std::isnan(l) || l == std::numeric_limits<float>::infinity();
+  });
+  KILN_CHECK(bad == logits.end(),
+             "sample_token: logit {} of {} is {}: the model's output is not a number there (its "
+             "weights hold NaN or inf, or the run that trained them diverged); no token can be "
+             "drawn from it",
+             bad - logits.begin(), logits.size(), *bad);
+  KILN_CHECK(
+      *std::max_element(logits.begin(), logits.end()) > -std::numeric_limits<float>::infinity(),
+      "sample_token: all {} logits are -inf: every token is ruled out, none can be drawn",
+      logits.size());
   if (temperature == 0.0f || top_k == 1)
     return static_cast<std::int32_t>(std::max_element(logits.begin(), logits.end()) -
                                      logits.begin());
@@ -97,7 +128,7 @@ std::vector<std::int32_t> generate(Gpt& model, std::span<const std::int32_t> pro
                                    const GenerateOptions& options) {
   check_request(model, prompt, options);
   std::vector<std::int32_t> text(prompt.begin(), prompt.end());
-  text.reserve(text.size() + static_cast<std::size_t>(options.tokens));
+  text.reserve(text.size() + static_cast<std::size_t>(options.tokens));  // checked to fit
   const std::int64_t context = model.config().context;
   Generator gen(options.seed);
   std::optional<GptDecoder> decoder;

@@ -5,8 +5,11 @@
 #include "kiln/models/gpt.h"
 
 #include <cmath>
+#include <limits>
 
+#include "kiln/core/memory_budget.h"
 #include "kiln/core/ops.h"
+#include "kiln/models/memory_estimate.h"
 
 namespace kiln {
 
@@ -16,9 +19,35 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// All layers' parameters, counted from the config, must fit in the host's memory (the model is
+// built there): a GPT of 2^63 layers is refused at once, not after gigabytes of blocks.
+void check_parameters_fit(const GptConfig& c) {
+  const std::int64_t count = gpt_parameter_count(c);
+  const long double bytes = static_cast<long double>(count) * 4;
+  const std::uint64_t available = available_memory(Device::cpu());
+  KILN_CHECK(available == 0 || bytes <= static_cast<long double>(available),
+             "Gpt({} layers, {} heads, width {}, context {}, vocabulary {}): its {}{} parameters "
+             "take {:.1f} GiB, more than the {:.1f} GiB of host memory available; use fewer "
+             "layers or a smaller width",
+             c.layers, c.heads, c.width, c.context, c.vocabulary,
+             count == std::numeric_limits<std::int64_t>::max() ? "more than " : "", count,
+             static_cast<double>(bytes / 1073741824.0L),
+             static_cast<double>(available) / 1073741824.0);
+}
+
+void throw_if_stopped(const std::atomic<bool>* stop, const char* what, std::int64_t done,
+                      std::int64_t all) {
+  if (stop != nullptr && stop->load())
+    throw Interrupted(fmt::format("stopped while building {}: {} of {} built", what, done, all),
+                      "the model's build");
+}
+
 }  // namespace
 
-Gpt::Gpt(const GptConfig& c, Generator& gen) : config_(c) {
+Gpt::Gpt(const GptConfig& c, Generator& gen, const std::atomic<bool>* stop) : config_(c) {
+  KILN_CHECK(c.vocabulary != 0,
+             "GptConfig::vocabulary is unset: give the data's token count (Vocabulary::size of "
+             "its token file: 256 for bytes, the distinct characters of a chars text)");
   KILN_CHECK(c.layers > 0 && c.heads > 0 && c.width > 0 && c.context > 0 && c.vocabulary > 0,
              "Gpt needs positive layers, heads, width, context and vocabulary, found {}, {}, {}, "
              "{} and {}",
@@ -27,6 +56,7 @@ Gpt::Gpt(const GptConfig& c, Generator& gen) : config_(c) {
              "Gpt: the width {} must be a multiple of the head count {} (each head takes width / "
              "heads features)",
              c.width, c.heads);
+  check_parameters_fit(c);  // before any layer is built
   wte_ = std::make_shared<Embedding>(c.vocabulary, c.width, gen);
   wpe_ = std::make_shared<Embedding>(c.context, c.width, gen);
   drop_ = std::make_shared<Dropout>(c.dropout, c.dropout_seed);
@@ -37,6 +67,7 @@ Gpt::Gpt(const GptConfig& c, Generator& gen) : config_(c) {
     blocks_.push_back(std::make_shared<GptBlock>(c.width, c.heads, c.dropout, gen,
                                                  c.dropout_seed + 1 + 3 * static_cast<std::uint64_t>(i)));
     register_module(fmt::format("transformer.h.{}", i), blocks_.back());
+    throw_if_stopped(stop, "a GPT's blocks", i + 1, c.layers);
   }
   ln_f_ = std::make_shared<LayerNorm>(c.width);
   register_module("transformer.ln_f", ln_f_);

@@ -9,6 +9,7 @@
 // c_proj weight, zero biases, LayerNorms at weight 1 and bias 0.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -24,14 +25,19 @@ namespace kiln {
 
 struct GptConfig {
   std::int64_t layers = 4, heads = 4, width = 128, context = 64;
-  std::int64_t vocabulary = 256;
+  // The data's token count (Vocabulary::size: 256 for bytes, the characters of a chars text):
+  // no default, as a wrong one trains and fails only when the output is decoded. 0: unset, which
+  // Gpt refuses.
+  std::int64_t vocabulary = 0;
   float dropout = 0.0f;
   std::uint64_t dropout_seed = 0;  // the dropouts' masks: seed + 2 per block, as counted inside
 };
 
 class Gpt : public Module {
  public:
-  Gpt(const GptConfig& config, Generator& gen);
+  // `stop` (may be null) is polled after each block: when set, construction ends in
+  // kiln::Interrupted (a GPT of a million blocks takes minutes to build).
+  Gpt(const GptConfig& config, Generator& gen, const std::atomic<bool>* stop = nullptr);
 
   std::string describe() const override;
   Shape output_shape(const Shape& input) const override;  // (B, T) -> (B, T, vocabulary)

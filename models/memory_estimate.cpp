@@ -30,8 +30,7 @@ std::int64_t times(std::int64_t bytes, std::int64_t k) {
 // projection. Around the blocks: the embedding sum, ln_f and their gradients (4 N C) and the
 // logits with their gradient (2 N V). LayerNorm's row statistics (2 N each) are too small to
 // count.
-std::int64_t gpt_activation_bytes(const Gpt& gpt, const Shape& ids) {
-  const GptConfig& c = gpt.config();
+std::int64_t gpt_activation_bytes(const GptConfig& c, const Shape& ids) {
   const std::int64_t b = ids.rank() > 0 ? ids[0] : 1, t = ids.rank() > 1 ? ids[1] : c.context;
   const std::int64_t rows = times(b, t), nc = times(rows, c.width);
   const std::int64_t s = times(times(times(b, c.heads), t), t);
@@ -47,7 +46,7 @@ std::int64_t gpt_activation_bytes(const Gpt& gpt, const Shape& ids) {
 // Adds each layer's two tensors to `bytes`; returns the output shape of `module` for `input`.
 Shape add_layer_activations(Module& module, const Shape& input, std::int64_t& bytes) {
   if (const auto* gpt = dynamic_cast<const Gpt*>(&module)) {
-    bytes = saturating_add(bytes, gpt_activation_bytes(*gpt, input));
+    bytes = saturating_add(bytes, gpt_activation_bytes(gpt->config(), input));
     return module.output_shape(input);
   }
   if (auto* sequential = dynamic_cast<Sequential*>(&module)) {
@@ -64,8 +63,7 @@ Shape add_layer_activations(Module& module, const Shape& input, std::int64_t& by
 // The products of a GPT's step for ids (B, T): per block (all alike) c_attn, the attention's
 // six batched products (core/cpu/..., layers/causal_self_attention.cpp), c_proj, c_fc and the
 // MLP's projection; then the head tied to wte.
-void add_gpt_products(const Gpt& gpt, const Shape& ids, CpuWorkspace& w) {
-  const GptConfig& c = gpt.config();
+void add_gpt_products(const GptConfig& c, const Shape& ids, CpuWorkspace& w) {
   const std::int64_t b = ids.rank() > 0 ? ids[0] : 1, t = ids.rank() > 1 ? ids[1] : c.context;
   const std::int64_t rows = times(b, t), bh = times(b, c.heads),
                      d = c.width / std::max<std::int64_t>(c.heads, 1);
@@ -85,7 +83,7 @@ void add_gpt_products(const Gpt& gpt, const Shape& ids, CpuWorkspace& w) {
 // Adds the products of `module` for `input`; returns its output shape.
 Shape add_products(Module& module, const Shape& input, CpuWorkspace& w) {
   if (const auto* gpt = dynamic_cast<const Gpt*>(&module)) {
-    add_gpt_products(*gpt, input, w);
+    add_gpt_products(gpt->config(), input, w);
     return module.output_shape(input);
   }
   if (auto* sequential = dynamic_cast<Sequential*>(&module)) {
@@ -110,6 +108,29 @@ std::int64_t cpu_workspace_bytes(Module& model, const Shape& batch_input) {
   return w.bytes();
 }
 
+std::int64_t gpt_parameter_count(const GptConfig& c) {
+  // wte (tied to the head) V C, wpe T C, ln_f 2 C; per block ln_1 and ln_2 4 C, c_attn 3 C C +
+  // 3 C, attn.c_proj C C + C, c_fc 4 C C + 4 C, mlp.c_proj 4 C C + C: 12 C C + 13 C.
+  const std::int64_t square = times(c.width, c.width);
+  const std::int64_t block = saturating_add(times(square, 12), times(c.width, 13));
+  return saturating_add(saturating_add(times(c.vocabulary, c.width), times(c.context, c.width)),
+                        saturating_add(times(block, c.layers), times(c.width, 2)));
+}
+
+MemoryEstimate estimate_gpt_training_memory(const GptConfig& config, const Shape& ids,
+                                            int optimizer_state_tensors) {
+  MemoryEstimate e;
+  e.parameters = times(gpt_parameter_count(config), kFloatBytes);
+  e.gradients = e.parameters;
+  e.optimizer_state = times(e.parameters, optimizer_state_tensors);
+  e.activations =
+      saturating_add(times(ids.numel(), kFloatBytes), gpt_activation_bytes(config, ids));
+  CpuWorkspace w;
+  add_gpt_products(config, ids, w);
+  e.workspace = w.bytes();
+  return e;
+}
+
 std::int64_t parameter_bytes(const Module& model) {
   std::int64_t bytes = 0;
   for (const Parameter* p : model.parameters())
@@ -118,6 +139,7 @@ std::int64_t parameter_bytes(const Module& model) {
 }
 
 std::int64_t activation_bytes(Module& model, const Shape& batch_input) {
+  (void)batch_output_shape(model, batch_input, "estimate_training_memory");  // batch first
   std::int64_t bytes = times(batch_input.numel(), kFloatBytes);  // the input's gradient
   add_layer_activations(model, batch_input, bytes);
   return bytes;

@@ -9,6 +9,7 @@
 #include "kiln/core/memory_budget.h"
 #include "kiln/core/shape.h"
 #include "kiln/layers/module.h"
+#include "kiln/models/gpt.h"
 
 namespace kiln {
 
@@ -28,5 +29,12 @@ std::int64_t cpu_workspace_bytes(Module& model, const Shape& batch_input);
 // with momentum: 1), the activations of a batch of `batch_input` and the CPU's workspace.
 MemoryEstimate estimate_training_memory(Module& model, const Shape& batch_input,
                                         int optimizer_state_tensors);
+
+// A GPT of `config` counted from its shape alone, without building it (every layer counted,
+// sums saturating at int64's maximum): its parameters, and what estimate_training_memory gives
+// for the built model with ids of shape (B, T).
+std::int64_t gpt_parameter_count(const GptConfig& config);
+MemoryEstimate estimate_gpt_training_memory(const GptConfig& config, const Shape& ids,
+                                            int optimizer_state_tensors);
 
 }  // namespace kiln

@@ -14,13 +14,18 @@ namespace kiln {
 
 std::vector<std::int64_t> article_widths() { return {784, 1024, 1024, 1024, 1024, 10}; }
 
-std::shared_ptr<Sequential> mlp(const std::vector<std::int64_t>& widths, Generator& gen) {
+std::shared_ptr<Sequential> mlp(const std::vector<std::int64_t>& widths, Generator& gen,
+                                const std::atomic<bool>* stop) {
   KILN_CHECK(widths.size() >= 2, "an MLP needs at least an input and an output width, found {}",
              widths.size());
   auto net = std::make_shared<Sequential>();
   for (std::size_t i = 0; i + 1 < widths.size(); ++i) {
     net->emplace<Linear>(widths[i], widths[i + 1], gen);
     if (i + 2 < widths.size()) net->emplace<ReLU>();
+    if (stop != nullptr && stop->load())
+      throw Interrupted(fmt::format("stopped while building an MLP: {} of {} layers built", i + 1,
+                                    widths.size() - 1),
+                        "the model's build");
   }
   return net;
 }

@@ -4,6 +4,7 @@
 // preset built twice from the same seed is the same network. Specs by name: spec/model_spec.h.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -16,8 +17,10 @@ namespace kiln {
 // The article's network: widths 784, 1024, 1024, 1024, 1024, 10.
 std::vector<std::int64_t> article_widths();
 
-// Linear layers of these widths (at least two) with a ReLU between each pair.
-std::shared_ptr<Sequential> mlp(const std::vector<std::int64_t>& widths, Generator& gen);
+// Linear layers of these widths (at least two) with a ReLU between each pair. `stop` (may be
+// null) is polled after each layer: when set, building ends in kiln::Interrupted.
+std::shared_ptr<Sequential> mlp(const std::vector<std::int64_t>& widths, Generator& gen,
+                                const std::atomic<bool>* stop = nullptr);
 
 // LeNet-5 for (1, 28, 28) images (padding 2 in the first convolution stands in for the
 // original's 32x32 input): 6 and 16 5x5 feature maps, 2x2 max pooling, 400 -> 120 -> 84 -> classes.

@@ -64,6 +64,7 @@ std::string Sequential::summary(const Shape& input) const {
   std::string table = fmt::format("{:<6} {:<28} {:<20} {:>12}\n", "#", "layer", "output shape", "parameters");
   table += std::string(69, '-') + "\n";
   Shape shape = input;
+  (void)batch_output_shape(*this, input, "Sequential::summary");  // (batch, ...), checked
   for (std::size_t i = 0; i < modules_.size(); ++i) {
     shape = modules_[i]->output_shape(shape);
     table += fmt::format("{:<6} {:<28} {:<20} {:>12}\n", i, modules_[i]->describe(), shape.str(),

@@ -56,31 +56,62 @@ std::vector<std::int64_t> mlp_widths(const std::string& spec) {
 
 GptConfig gpt_config(const std::string& spec) {
   KILN_CHECK(spec.rfind("gpt:", 0) == 0, "model '{}' is not a GPT; expected {}", spec, kKnownModels);
-  const std::vector<std::int64_t> v = parse_widths(spec, std::string_view(spec).substr(4));
-  KILN_CHECK(v.size() == 4,
+  const std::string_view shape = std::string_view(spec).substr(4);
+  constexpr const char* kParts[] = {"layer count", "head count", "width", "context"};
+  std::int64_t v[4] = {};
+  std::size_t start = 0, parts = 0;
+  for (; start <= shape.size(); ++parts) {
+    const std::size_t end = std::min(shape.find('-', start), shape.size());
+    if (parts < 4) {
+      const auto piece = shape.substr(start, end - start);
+      const auto [ptr, ec] = std::from_chars(piece.data(), piece.data() + piece.size(), v[parts]);
+      KILN_CHECK(ec == std::errc() && ptr == piece.data() + piece.size() && v[parts] > 0,
+                 "model '{}': its {} (number {} of gpt:LAYERS-HEADS-WIDTH-CONTEXT) is '{}', not a "
+                 "positive whole number{}",
+                 spec, kParts[parts], parts + 1, piece,
+                 parts == 3 ? " (the longest window of tokens the model reads)" : "");
+    }
+    start = end + 1;
+  }
+  KILN_CHECK(parts == 4,
              "model '{}': a GPT spec is gpt:LAYERS-HEADS-WIDTH-CONTEXT, four numbers, found {}",
-             spec, v.size());
+             spec, parts);
   GptConfig c;
   c.layers = v[0], c.heads = v[1], c.width = v[2], c.context = v[3];
+  c.vocabulary = 0;  // the data's: build_model sets it
   KILN_CHECK(c.width % c.heads == 0,
              "model '{}': the width {} must be a multiple of the {} heads; change one of them",
              spec, c.width, c.heads);
   return c;
 }
 
+std::int64_t model_context(const std::string& spec) {
+  return spec.rfind("gpt:", 0) == 0 ? gpt_config(spec).context : 0;
+}
+
+namespace {
+
+// The GPT of `spec` for the data: its windows must be the context, its vocabulary the classes.
+GptConfig gpt_config_for_data(const std::string& spec, const Shape& sample_shape,
+                              std::int32_t classes) {
+  GptConfig c = gpt_config(spec);
+  KILN_CHECK(sample_shape.rank() == 1 && sample_shape[0] == c.context,
+             "model '{}' takes windows of {} token ids (its context) but each sample of the data "
+             "is {}; use a context of {} or windows of {}",
+             spec, c.context, sample_shape.str(), sample_shape.numel(), c.context);
+  KILN_CHECK(classes > 0, "model '{}' needs a vocabulary of at least one token, found {}", spec,
+             classes);
+  c.vocabulary = classes;
+  return c;
+}
+
+}  // namespace
+
 Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
-                  Generator& gen) {
+                  Generator& gen, const std::atomic<bool>* stop) {
   Model model{spec, nullptr, Shape{sample_shape.numel()}};
   if (spec.rfind("gpt:", 0) == 0) {
-    GptConfig c = gpt_config(spec);
-    KILN_CHECK(sample_shape.rank() == 1 && sample_shape[0] == c.context,
-               "model '{}' takes windows of {} token ids but each sample of the data is {}; use a "
-               "context of {} or windows of {}",
-               spec, c.context, sample_shape.str(), sample_shape.numel(), c.context);
-    KILN_CHECK(classes > 0, "model '{}' needs a vocabulary of at least one token, found {}", spec,
-               classes);
-    c.vocabulary = classes;
-    model.net = std::make_shared<Gpt>(c, gen);
+    model.net = std::make_shared<Gpt>(gpt_config_for_data(spec, sample_shape, classes), gen, stop);
     return model;
   }
   if (spec == "lenet5" || spec == "cnn") {
@@ -102,7 +133,7 @@ Model build_model(const std::string& spec, const Shape& sample_shape, std::int32
       "model '{}' has {} outputs but the data needs {} (one per class, or per target value); use "
       "a model whose last width is {}",
       spec, widths.back(), classes, classes);
-  model.net = mlp(widths, gen);
+  model.net = mlp(widths, gen, stop);
   return model;
 }
 
@@ -159,12 +190,10 @@ MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sampl
     dims.insert(dims.end(), model.input_shape.dims().begin(), model.input_shape.dims().end());
     return estimate_training_memory(*model.net, Shape(std::move(dims)), optimizer_state_tensors);
   }
-  if (spec.rfind("gpt:", 0) == 0) {  // built (a GPT of a preset's size builds in milliseconds)
-    Generator scratch(0);
-    Model model = build_model(spec, sample_shape, classes, scratch);
-    return estimate_training_memory(*model.net, Shape{batch_size, sample_shape.numel()},
-                                    optimizer_state_tensors);
-  }
+  if (spec.rfind("gpt:", 0) == 0)  // counted from its shape: every layer, none built
+    return estimate_gpt_training_memory(gpt_config_for_data(spec, sample_shape, classes),
+                                        Shape{batch_size, sample_shape.numel()},
+                                        optimizer_state_tensors);
   if (spec != "article" && spec.rfind("mlp:", 0) != 0) return {};  // build_model names the mistake
   return mlp_memory(spec, batch_size, optimizer_state_tensors);
 }

@@ -33,8 +33,9 @@ struct Model {
 // sample_shape: one sample's shape in the data, e.g. (1, 28, 28), or (T) token ids for gpt;
 // classes: the label count (gpt: the vocabulary size).
 // Parameters are named as in PyTorch ("layers.0.weight"), with no Flatten layer in front.
+// `stop` (may be null) is polled while the layers are built: when set, kiln::Interrupted.
 Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
-                  Generator& gen);
+                  Generator& gen, const std::atomic<bool>* stop = nullptr);
 
 // What training a model of `spec` takes in memory with batches of `batch_size` and an optimizer
 // keeping `optimizer_state_tensors` tensors per parameter (optimizer_state_tensors() of
@@ -53,6 +54,10 @@ void check_model_fits(const std::string& spec, const Shape& sample_shape, std::i
 // The shape of a GPT spec "gpt:LAYERS-HEADS-WIDTH-CONTEXT" (vocabulary left at its default: it
 // comes from the data); throws kiln::Error for another spec or a width its heads do not divide.
 GptConfig gpt_config(const std::string& spec);
+
+// The context a model spec states (gpt:LAYERS-HEADS-WIDTH-CONTEXT's last number: the token
+// windows it reads), checked as gpt_config checks it; 0 for a model of another kind.
+std::int64_t model_context(const std::string& spec);
 
 // The widths of an MLP spec ("article" or "mlp:a-b-c"), for messages and FLOP counts.
 std::vector<std::int64_t> mlp_widths(const std::string& spec);

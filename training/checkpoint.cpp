@@ -2,6 +2,8 @@
 // state.json, which is written last inside the unit: a piece from any other save does not match.
 #include "kiln/training/checkpoint.h"
 
+#include <cmath>
+
 #include <zlib.h>
 
 #include "kiln/core/excerpt.h"
@@ -45,6 +47,19 @@ std::string read_piece(const SavedCheckpoint& saved, const char* name) {
   return bytes;
 }
 
+// A NaN or inf in a file's weights would train to a NaN loss whose message blames the learning
+// rate or the data: named here, with the file and the tensor.
+void check_finite(const std::string& file, const std::string& name, const Tensor& tensor) {
+  if (tensor.dtype() != DType::f32) return;
+  const std::vector<float> v = tensor.to_vector<float>();
+  const auto n = static_cast<std::int64_t>(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i)
+    KILN_CHECK(std::isfinite(v[i]),
+               "'{}': tensor '{}' holds {} at element {} of {}: the file's weights are not "
+               "numbers there (saved by a run that diverged?); use another file",
+               file, name, v[i], i, n);
+}
+
 // Copies `tensors` into `targets` by name; both sides must match exactly.
 void copy_by_name(const std::string& file, const std::map<std::string, Tensor>& tensors,
                   const std::map<std::string, Tensor*>& targets) {
@@ -57,7 +72,10 @@ void copy_by_name(const std::string& file, const std::map<std::string, Tensor>& 
   for (const auto& [name, tensor] : tensors)
     KILN_CHECK(targets.count(name) == 1, "'{}' holds tensor {} that this model does not have; is it "
                "a file for another model?", file, excerpt(name));
-  for (const auto& [name, target] : targets) copy(tensors.at(name), *target);
+  for (const auto& [name, target] : targets) {
+    check_finite(file, name, tensors.at(name));
+    copy(tensors.at(name), *target);
+  }
 }
 
 // Parameters and buffers (BatchNorm's running statistics) by name: what model.safetensors holds.

@@ -80,6 +80,27 @@ const std::string& checked_folder(const std::string& dir, int keep) {
   return dir;
 }
 
+// The names kiln keeps as links in the folder: `latest`, and each piece of a unit through it.
+constexpr std::string_view kLinkNames[] = {"latest", "model.safetensors", "optimizer.safetensors",
+                                           "state.json"};
+
+// A file of the user's where kiln keeps a link would be replaced at the first save, without a
+// word: refused before training. A state.json that is a regular file marks the first layout
+// (kiln's own files, in the folder itself), which a save replaces by design.
+void check_no_user_files(const fs::path& dir) {
+  if (fs::is_regular_file(fs::symlink_status(dir / "state.json"))) return;
+  for (const std::string_view name : kLinkNames) {
+    const fs::path path = dir / name;
+    const fs::file_status status = fs::symlink_status(path);
+    KILN_CHECK(!fs::exists(status) || fs::is_symlink(status),
+               "checkpoint folder '{}' holds '{}', a {} of its own where kiln keeps a link to "
+               "{}: a save would replace it; move it out of the folder, or give another "
+               "TrainerOptions::checkpoint_dir",
+               dir.string(), std::string(name), fs::is_directory(status) ? "folder" : "file",
+               name == "latest" ? std::string("ckpt-N") : "latest/" + std::string(name));
+  }
+}
+
 const std::string& created_folder(const std::string& dir, int keep) {
   return naming_the_path(dir, [&]() -> const std::string& { return checked_folder(dir, keep); });
 }
@@ -88,7 +109,10 @@ const std::string& created_folder(const std::string& dir, int keep) {
 
 CheckpointFolder::CheckpointFolder(const std::string& dir, int keep)
     : dir_(dir), keep_(keep), lock_(created_folder(dir, keep), "checkpoint folder") {
-  naming_the_path(dir_, [&] { remove_leftovers(); });
+  naming_the_path(dir_, [&] {
+    check_no_user_files(dir_);
+    remove_leftovers();
+  });
 }
 
 void CheckpointFolder::remove_leftovers() const {

@@ -15,9 +15,18 @@ EarlyStopping::EarlyStopping(EarlyStoppingOptions options) : options_(options) {
              "EarlyStoppingOptions::min_delta must be >= 0, found {}", options_.min_delta);
 }
 
+void EarlyStopping::on_fit_begin(Trainer& trainer, std::int64_t epochs) {
+  (void)epochs;
+  KILN_CHECK(
+      options_.monitor != EarlyStoppingMonitor::test_loss || trainer.test_loader() != nullptr,
+      "EarlyStopping watches the test loss, but this fit has no test loader, so it would "
+      "never stop: pass one to fit (its test argument), or set "
+      "EarlyStoppingOptions::monitor = EarlyStoppingMonitor::train_loss");
+}
+
 void EarlyStopping::on_epoch_end(Trainer& trainer, const EpochReport& report) {
   const double loss =
-      report.test_split && std::isfinite(report.test_loss) ? report.test_loss : report.train_loss;
+      options_.monitor == EarlyStoppingMonitor::test_loss ? report.test_loss : report.train_loss;
   if (loss < best_ - options_.min_delta) {
     best_ = loss;
     waited_ = 0;

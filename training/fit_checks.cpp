@@ -7,6 +7,7 @@
 
 #include "kiln/core/checked_math.h"
 #include "kiln/core/memory_budget.h"
+#include "kiln/data/dataset.h"
 #include "kiln/models/memory_estimate.h"
 #include "kiln/optim/adam.h"
 #include "kiln/optim/sgd.h"
@@ -19,8 +20,11 @@ void check_optimizer_updates_model(const Module& model, const Optimizer& optimiz
   for (const Parameter* p : optimizer.parameters())
     KILN_CHECK(own.count(p) == 1,
                "the optimizer ({}) updates parameter '{}', which is not one of the {} parameters "
-               "of the model {}: it was built over another model's parameters() and would train "
-               "nothing here; build it from this model's parameters()",
+               "of the model {}: if it belongs to a module the model runs, that module was not "
+               "registered (register it in the model's constructor with "
+               "register_module(\"name\", child), so that parameters(), to() and checkpoints "
+               "reach it); else the optimizer was built over another model's parameters(): "
+               "build it from this model's parameters()",
                optimizer.describe(), p->name, own.size(), model.describe());
 }
 
@@ -33,6 +37,40 @@ void check_loader_has_batches(const DataLoader& train) {
       train.dataset().describe(), train.samples_per_epoch(), o.batch_size,
       o.drop_last ? " and drop_last" : "",
       o.drop_last ? ", or a batch_size of at most the samples" : "");
+}
+
+void check_model_fits_data(Module& model, const DataLoader& train, const Shape& input_shape) {
+  const Dataset& data = train.dataset();
+  const Shape sample = input_shape.rank() > 0 ? input_shape : data.sample_shape();
+  std::vector<std::int64_t> dims{1};
+  dims.insert(dims.end(), sample.dims().begin(), sample.dims().end());
+  const Shape out = model.output_shape(Shape(dims));  // names a layer the input does not fit
+  const std::vector<std::int64_t> per_sample(out.dims().begin() + 1, out.dims().end());
+  const Shape target = data.target_shape();
+  if (!data.has_class_labels()) {
+    const std::int64_t outputs = Shape(per_sample).numel();
+    KILN_CHECK(outputs == target.numel(),
+               "the model {} gives {} values per sample, but {} has float targets of shape {} "
+               "({} values): the model's last layer must give {}",
+               model.describe(), outputs, data.describe(), target.str(), target.numel(),
+               target.numel());
+    return;
+  }
+  const std::int32_t classes = data.num_classes();
+  // (classes) for one label per sample; (T, classes) for a label per position.
+  std::vector<std::int64_t> wanted(target.dims().begin(), target.dims().end());
+  const bool same_positions = per_sample.size() == wanted.size() + 1 &&
+                              std::equal(wanted.begin(), wanted.end(), per_sample.begin());
+  wanted.push_back(classes);
+  KILN_CHECK(same_positions && per_sample.back() >= classes,
+             "the model {} gives outputs of shape {} per sample, but {} has {}{} of {} classes: "
+             "it takes a model whose output per sample is {}{}",
+             model.describe(), Shape(per_sample).str(), data.describe(),
+             target.rank() == 0 ? "a class label per sample" : "a label per position, ",
+             target.rank() == 0 ? std::string() : target.str(), classes, Shape(wanted).str(),
+             target.rank() == 0 ? ""
+                                : " (a sequence model such as a GPT over windows of these "
+                                  "positions; an MLP gives one output vector per sample)");
 }
 
 int optimizer_state_to_allocate(const Optimizer& optimizer) {

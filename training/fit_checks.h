@@ -21,6 +21,12 @@ void check_loader_has_batches(const DataLoader& train);
 // AdamW, 1 for SGD with momentum, 0 for SGD without or once the state exists.
 int optimizer_state_to_allocate(const Optimizer& optimizer);
 
+// Throws kiln::Error naming the model and the data set when the model's output for one sample
+// (input_shape: as the model takes it; empty: the loader's sample shape) cannot score the data's
+// targets: class labels need one output per class (at least num_classes()), a label per position
+// (token windows) needs (positions, classes), float targets their own shape's count.
+void check_model_fits_data(Module& model, const DataLoader& train, const Shape& input_shape);
+
 // Throws kiln::Error with the figures when the optimizer's state and one batch's activations
 // (input_shape: a sample as the model takes it; empty: the loader's sample shape) pass the
 // memory available on `device`. The parameters and gradients are allocated already.

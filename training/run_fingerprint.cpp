@@ -42,6 +42,7 @@ std::vector<RunField> description_fields(const RunDescription& r) {
   return {{"TrainerOptions::run.batch_size", batch},
           {"TrainerOptions::run.beta1", text(r.beta1)},
           {"TrainerOptions::run.beta2", text(r.beta2)},
+          {"TrainerOptions::clip_grad_norm", text(r.clip_grad_norm)},
           {"TrainerOptions::run.data", text(r.data)},
           {"TrainerOptions::run.eps", text(r.eps)},
           {"TrainerOptions::run.loss", text(r.loss)},
@@ -56,7 +57,8 @@ std::vector<RunField> description_fields(const RunDescription& r) {
           {"TrainerOptions::run.seed", text(r.seed)},
           {"TrainerOptions::run.test_data", r.test_data},
           {"TrainerOptions::run.test_share", text(r.test_share)},
-          {"TrainerOptions::run.weight_decay", text(r.weight_decay)}};
+          {"TrainerOptions::run.weight_decay", text(r.weight_decay)},
+          {"TrainerOptions::run.weight_decay_groups", text(r.weight_decay_groups)}};
 }
 
 std::vector<RunField> fingerprint_fields(const RunFingerprint& f) {

@@ -39,6 +39,11 @@ struct RunDescription {
   std::optional<bool> shuffle;
   std::optional<double> test_share;      // DataSpecOptions::test_share
   std::optional<std::string> test_data;  // DataSpecOptions::test_data ("": none)
+  // Which parameters the weight decay applies to, in the caller's words (train: "matrices" for a
+  // GPT's nanoGPT groups, "all"); empty: not recorded.
+  std::string weight_decay_groups;
+  // TrainerOptions::clip_grad_norm: the Trainer records its own (0: no clipping) when unset.
+  std::optional<float> clip_grad_norm;
   friend bool operator==(const RunDescription&, const RunDescription&) = default;
 };
 

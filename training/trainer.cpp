@@ -73,9 +73,7 @@ void check_resumable(const TrainerOptions& o, const Module& model, const Trainin
     if (then[i].value && now[i].value && *then[i].value != *now[i].value)
       differences.push_back(fmt::format("{} {} (this run: {})", now[i].name, *then[i].value, *now[i].value));
   if (saved.vocabulary && o.vocabulary && *saved.vocabulary != *o.vocabulary)
-    differences.push_back(fmt::format("a {} vocabulary of {} tokens (this run: a {} vocabulary of {})",
-                                      vocabulary_kind_name(saved.vocabulary->kind), saved.vocabulary->size,
-                                      vocabulary_kind_name(o.vocabulary->kind), o.vocabulary->size));
+    differences.push_back(vocabulary_difference(*saved.vocabulary, *o.vocabulary));
   for (const auto& [name, value] : o.legacy_settings) {
     const auto it = saved.legacy_settings.find(name);
     if (it != saved.legacy_settings.end() && it->second != value)
@@ -118,6 +116,8 @@ struct Trainer::Impl {
   bool interrupted = false;             // the last epoch was ended by a stop request
   RunFingerprint fingerprint;           // set once the options are checked
   std::optional<LoaderTuning> loader_tuning;  // what tune_loader chose, once it ran
+  bool resumed = false;                       // resume() loaded a checkpoint
+  DataLoader* fit_test = nullptr;             // the test loader of the fit in progress
 
   Impl(Module& m, Optimizer& opt, Loss& l, TrainerOptions options, std::unique_ptr<Communicator> single)
       : model(m), optimizer(opt), loss(l), o(std::move(options)), own_comm(std::move(single)),
@@ -321,6 +321,13 @@ struct Trainer::Impl {
     return report;
   }
 
+  // Before a run's first step: the model must fit the data, and its training in memory.
+  void check_first_step(const DataLoader& train) {
+    if (state.global_step != 0) return;
+    check_model_fits_data(model, train, o.input_shape);
+    check_training_fits_memory(model, optimizer, train, o.input_shape, device);
+  }
+
   // What every checkpoint records of the run beside its position.
   void record_run() {
     state.model = o.run.model;
@@ -372,6 +379,7 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                p->name, p->value.device().str(), r.device.str());
   check_optimizer_updates_model(model, optimizer);
   set_matmul_precision(precision);
+  r.o.run.clip_grad_norm = o.clip_grad_norm;  // the record's, so a resume with another is refused
   r.fingerprint = {o.run, describe_structure(model), matmul_precision_name(precision),
                    o.bucket_mb, o.cuda_graph, o.max_steps};
   check_ranks_agree(rank_settings(r.fingerprint), r.comm,
@@ -493,14 +501,22 @@ FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test)
   KILN_CHECK(epochs >= 1, "fit's epochs must be at least 1, found {}", epochs);
   KILN_CHECK(r.o.steps == 0, "TrainerOptions::steps {} counts the run in steps: train it with fit_steps, not fit",
              r.o.steps);
-  if (r.state.global_step == 0)
-    check_training_fits_memory(r.model, r.optimizer, train, r.o.input_shape, r.device);
+  // fit's epochs count the run's epochs in all (a resumed run goes on to them), so a second
+  // fit with the same count has nothing left to train: said, not returned empty.
+  KILN_CHECK(
+      r.state.epoch < epochs,
+      "fit's epochs {} counts the epochs in all, and this run has trained {} already{}: give "
+      "more than {} (fit's epochs {} trains {} more)",
+      epochs, r.state.epoch, r.resumed ? " (with its checkpoint's)" : "", r.state.epoch,
+      r.state.epoch + epochs, epochs);
+  r.check_first_step(train);
   r.settle_position(train);
   if (r.o.loader_tuning && !r.loader_tuning) {
     train.set_epoch(r.state.epoch);  // the trials read the epoch that training starts with
     tune_loader(train, *r.o.loader_tuning);
   }
   r.stop_requested = false;
+  r.fit_test = test;
   FitResult result;
   for (const auto& observer : r.observers) observer->on_fit_begin(*this, epochs);
   while (r.state.epoch < epochs) {
@@ -523,9 +539,13 @@ FitResult Trainer::fit_steps(DataLoader& train, DataLoader* test) {
   Impl& r = *impl_;
   const TrainerOptions& o = r.o;
   KILN_CHECK(o.steps >= 1, "Trainer::fit_steps needs TrainerOptions::steps of at least 1, found {}", o.steps);
+  KILN_CHECK(r.state.global_step < o.steps,
+             "TrainerOptions::steps {} counts the steps in all, and this run has taken {} "
+             "already{}: give more than {}",
+             o.steps, r.state.global_step, r.resumed ? " (with its checkpoint's)" : "",
+             r.state.global_step);
   check_loader_has_batches(train);
-  if (r.state.global_step == 0)
-    check_training_fits_memory(r.model, r.optimizer, train, o.input_shape, r.device);
+  r.check_first_step(train);
   if (o.loader_tuning && !r.loader_tuning) {
     train.set_epoch(r.state.epoch);  // the trials read the epoch that training starts with
     tune_loader(train, *o.loader_tuning);
@@ -534,6 +554,7 @@ FitResult Trainer::fit_steps(DataLoader& train, DataLoader* test) {
   const std::int64_t periods = (o.steps + interval - 1) / interval;
   r.stop_requested = false;
   r.interrupted = false;
+  r.fit_test = test;
   FitResult result;
   for (const auto& observer : r.observers) observer->on_fit_begin(*this, periods);
   while (r.state.global_step < o.steps) {
@@ -584,6 +605,7 @@ bool Trainer::resume() {
   r.state.global_step = saved->state.global_step;
   r.state.generator_offset = saved->state.generator_offset;
   r.state.batch_size = saved->state.batch_size;
+  r.resumed = true;
   if (std::ostream* out = r.out())
     *out << fmt::format("resuming from '{}': epoch {}, step {}\n", saved->folder, r.state.epoch + 1,
                         r.state.global_step);
@@ -600,6 +622,7 @@ void Trainer::request_stop() { impl_->stop_requested = true; }
 std::int64_t Trainer::steps_per_epoch(const DataLoader& train) const { return impl_->steps_per_epoch(train); }
 Diagnosis Trainer::diagnose(const EpochReport& report) const { return kiln::diagnose(report, machine_cores()); }
 const TrainingState& Trainer::state() const { return impl_->state; }
+const DataLoader* Trainer::test_loader() const { return impl_->fit_test; }
 const RunFingerprint& Trainer::fingerprint() const { return impl_->fingerprint; }
 const TrainerOptions& Trainer::options() const { return impl_->o; }
 const std::optional<LoaderTuning>& Trainer::loader_tuning() const { return impl_->loader_tuning; }

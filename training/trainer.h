@@ -124,12 +124,14 @@ class Trainer {
   void set_schedule(std::unique_ptr<LrSchedule> schedule);
 
   // Trains until `epochs` epochs are done in all (a resumed trainer continues where its
-  // checkpoint stood), evaluating on `test` (may be null) after each, saving a checkpoint after
-  // each when there is a folder, printing and logging as the options say.
+  // checkpoint stood; throws when as many are done already: a second fit needs a larger count),
+  // evaluating on `test` (may be null) after each, saving a checkpoint after each when there is a
+  // folder, printing and logging as the options say.
   FitResult fit(DataLoader& train, std::int64_t epochs, DataLoader* test = nullptr);
   // Trains until TrainerOptions::steps steps are done in all (a resumed trainer continues at its
-  // checkpoint's step), with an evaluation on `test` (may be null) and a report every
-  // TrainerOptions::eval_interval steps; FitResult::epochs holds one report per evaluation.
+  // checkpoint's step; throws when as many are done already), with an evaluation on `test` (may be
+  // null) and a report every TrainerOptions::eval_interval steps; FitResult::epochs holds one
+  // report per evaluation.
   FitResult fit_steps(DataLoader& train, DataLoader* test = nullptr);
   // One epoch (the next one, or the rest of an interrupted one) and its evaluation; hooks run.
   EpochReport fit_epoch(DataLoader& train, DataLoader* test = nullptr);
@@ -174,6 +176,9 @@ class Trainer {
   // the settings that change the numbers, as the ranks compare them (the run report shows it).
   const RunFingerprint& fingerprint() const;
   const TrainingState& state() const;
+  // The test loader of the fit() or fit_steps() in progress (null: none, or outside one), for
+  // observers that judge by its evaluations (EarlyStopping).
+  const DataLoader* test_loader() const;
   const TrainerOptions& options() const;
   // What tune_loader chose (TrainerOptions::loader_tuning), once it ran.
   const std::optional<LoaderTuning>& loader_tuning() const;

@@ -97,6 +97,8 @@ nlohmann::ordered_json run_to_json(const RunDescription& r) {
   if (r.shuffle) j["shuffle"] = *r.shuffle;
   if (r.test_share) j["test_share"] = *r.test_share;
   if (r.test_data) j["test_data"] = *r.test_data;
+  put_string("weight_decay_groups", r.weight_decay_groups);
+  put_float("clip_grad_norm", r.clip_grad_norm);
   return j;
 }
 
@@ -125,6 +127,9 @@ RunDescription run_from_json(const nlohmann::json& j, const std::string& path) {
   if (j.contains("shuffle")) r.shuffle = bool_field(j, "shuffle", path);
   if (j.contains("test_share")) r.test_share = double_field(j, "test_share", path);
   if (j.contains("test_data")) r.test_data = string_field(j, "test_data", path);
+  if (j.contains("weight_decay_groups"))
+    r.weight_decay_groups = string_field(j, "weight_decay_groups", path);
+  get_float("clip_grad_norm", r.clip_grad_norm);
   return r;
 }
 

@@ -6,9 +6,11 @@
 #include <ostream>
 #include <sstream>
 
+#include "kiln/apps/train/flag_words.h"
 #include "kiln/core/error.h"
 #include "kiln/core/memory.h"
 #include "kiln/spec/data_spec.h"
+#include "kiln/spec/model_spec.h"
 
 namespace kiln {
 
@@ -18,6 +20,7 @@ namespace {
 TrainResult run_trial_result(TrainOptions o, std::int64_t steps) {
   o.epochs = 1;
   o.max_steps = steps;
+  o.steps = o.eval_interval = o.eval_iters = 0;  // a run counted in steps: the trial is steps too
   o.evaluate = false;
   o.quiet = true;
   o.checkpoint_dir.clear();
@@ -117,9 +120,15 @@ std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::
 }
 
 std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out, std::int64_t start,
-                                         std::int64_t limit, std::int64_t steps) {
-  // A batch is never larger than the training set (train refuses one).
-  limit = std::min(limit, open_data(base.data, {base.samples, base.seed}).train->size());
+                                         std::int64_t limit, std::int64_t steps) try {
+  // A batch is never larger than the training set (train refuses one); token windows take the
+  // model's context.
+  limit = std::min(limit, open_data(base.data, {.samples = base.samples,
+                                                .seed = base.seed,
+                                                .test_share = base.test_share,
+                                                .test_data = base.test_data,
+                                                .context = model_context(base.model)})
+                              .train->size());
   std::vector<TrialResult> trials;
   out << fmt::format("finding the batch size on {}: doubling from {} with {} real steps each\n", base.device,
                      start, steps);
@@ -137,6 +146,8 @@ std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out, s
                      trials.back().out_of_memory ? "" : fmt::format(" (stopped at the limit {})", limit),
                      best.batch_size, best.samples_per_s);
   return trials;
+} catch (...) {
+  rethrow_in_flag_words();  // what the library says of the data or model, in train's flags
 }
 
 std::vector<TrialResult> loader_sweep(TrainOptions base, const LoaderSweep& sweep, std::ostream& out) {

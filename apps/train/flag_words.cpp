@@ -44,6 +44,8 @@ constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
     {"TrainerOptions::run.seed", "--seed"},
     {"TrainerOptions::run.samples", "--samples"},
     {"TrainerOptions::run.lr", "--lr"},
+    {"TrainerOptions::run.weight_decay_groups",
+     "the weight-decay groups (--no-weight-decay-groups)"},
     {"TrainerOptions::run.weight_decay", "--weight-decay"},
     {"TrainerOptions::run.momentum", "--momentum"},
     {"TrainerOptions::run.nesterov", "--nesterov"},
@@ -120,6 +122,8 @@ void rethrow_in_flag_words() {
   try {
     throw;
   } catch (const OutOfMemory&) {
+    throw;
+  } catch (const Interrupted&) {  // a stop request, which train ends as such
     throw;
   } catch (const RanksDisagree& e) {
     throw RanksDisagree(in_flag_words(e.what()), e.where(), e.rank());

@@ -61,6 +61,8 @@ RunDescription run_description(const TrainOptions& o) {
   run.samples = o.samples;
   run.lr = o.lr;
   run.weight_decay = effective_weight_decay(o);
+  run.weight_decay_groups = weight_decay_groups_name(o);
+  run.clip_grad_norm = o.clip_grad_norm;
   if (o.optimizer == "adam" || o.optimizer == "adamw") {
     run.beta1 = o.beta1;
     run.beta2 = o.beta2;

@@ -100,17 +100,6 @@ std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o
   return outputs;
 }
 
-// The context length of a model spec that states one (gpt:LAYERS-HEADS-WIDTH-CONTEXT, its last
-// number), for token windows; 0 for any other model.
-std::int64_t model_context(const std::string& model) {
-  if (model.rfind("gpt:", 0) != 0) return 0;
-  const std::string shape = model.substr(4, model.find(':', 4) - 4);
-  const std::string last = shape.substr(shape.rfind('-') + 1);
-  std::int64_t context = 0;
-  const auto [end, ec] = std::from_chars(last.data(), last.data() + last.size(), context);
-  return ec == std::errc() && end == last.data() + last.size() ? context : 0;
-}
-
 }  // namespace
 
 namespace {
@@ -176,7 +165,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   check_model_fits(o.model, data.train->sample_shape(), output_width(*data.train),
                    std::max<std::int64_t>(1, std::min(o.batch_size / world, data.train->size())),
                    optimizer_state_tensors(o.optimizer, optimizer_settings), device);
-  Model model = build_model(o.model, data.train->sample_shape(), output_width(*data.train), gen);
+  Model model =
+      build_model(o.model, data.train->sample_shape(), output_width(*data.train), gen, stop);
   t.input_shape = model.input_shape;
   check_batch_fits(o, *data.train, world);
   if (!o.init.empty()) load_weights(o.init, *model.net);

@@ -13,6 +13,9 @@ namespace {
 
 bool is_gpt(const TrainOptions& o) { return o.model.rfind("gpt:", 0) == 0; }
 bool is_adam(const TrainOptions& o) { return o.optimizer == "adam" || o.optimizer == "adamw"; }
+bool groups_apply(const TrainOptions& o) {
+  return o.weight_decay_groups && is_gpt(o) && is_adam(o);
+}
 
 }  // namespace
 
@@ -22,8 +25,12 @@ float effective_weight_decay(const TrainOptions& o) {
   return is_gpt(o) && o.optimizer == "adamw" ? kNanoGptWeightDecay : 0.0f;
 }
 
+std::string weight_decay_groups_name(const TrainOptions& o) {
+  return groups_apply(o) ? "matrices" : "all";
+}
+
 std::function<bool(const Parameter&)> weight_decay_groups(const TrainOptions& o, const Module& net) {
-  if (!o.weight_decay_groups || !is_gpt(o) || !is_adam(o)) return {};
+  if (!groups_apply(o)) return {};
   const auto* gpt = dynamic_cast<const Gpt*>(&net);
   KILN_CHECK(gpt != nullptr, "--model {} built a {}, not a GPT; its weight-decay groups need one",
              o.model, net.describe());

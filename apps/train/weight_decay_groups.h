@@ -16,6 +16,9 @@ namespace kiln {
 float effective_weight_decay(const TrainOptions& o);
 // AdamOptions::decays for this run's model `net`, or empty (every parameter decays).
 std::function<bool(const Parameter&)> weight_decay_groups(const TrainOptions& o, const Module& net);
+// What the run's record says of the groups (RunDescription::weight_decay_groups): "matrices"
+// where weight_decay_groups applies, else "all".
+std::string weight_decay_groups_name(const TrainOptions& o);
 // The header line ("  weight decay 0.1 on 16 matrices, 0 on 36 others (biases, LayerNorms,
 // embeddings)"), or "" for a run without weight decay and groups.
 std::string weight_decay_line(const TrainOptions& o, const Optimizer& optimizer);

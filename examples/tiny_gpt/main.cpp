@@ -111,8 +111,12 @@ int main(int argc, char** argv) {
     const tiny_gpt::TextFile file(text);
 
     // Bytes as tokens (vocabulary 256); the last 10 % validates, in non-overlapping windows.
-    const kiln::GptConfig config{.layers = 4, .heads = 4, .width = 128, .context = 64};
     auto tokens = std::make_shared<const kiln::TokenSequence>(file.path().string());
+    const kiln::GptConfig config{.layers = 4,
+                                 .heads = 4,
+                                 .width = 128,
+                                 .context = 64,
+                                 .vocabulary = tokens->vocabulary().size};
     const std::int64_t split = tokens->size() - tokens->size() / 10;
     auto train_windows = std::make_shared<kiln::TokenWindowDataset>(
         tokens, kiln::TokenWindowOptions{.context = config.context, .end = split, .seed = o.seed});

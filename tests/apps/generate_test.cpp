@@ -89,3 +89,20 @@ TEST(GenerateApp, RefusesAMissingCheckpointAndOneOfAnotherModel) {
   expect_one_line_error(generate("--checkpoint " + mlp), "kiln-generate",
                         "is of the model 'mlp:784-32-10', not a GPT");
 }
+
+// Hostile input, round 4: a number of tokens whose text cannot be held is one line in flag
+// words (it was "vector::reserve"), and a range error names the flag and the value.
+TEST(GenerateApp, TokensPastWhatMemoryHoldsAreOneLineInFlagWords) {
+  const auto folder = kiln::testing::fresh_folder("generate_huge_tokens");
+  const std::string text = kiln::testing::write_text(folder / "text.txt", training_text());
+  const std::string dir = (folder / "ck").string();
+  train_tiny_gpt("tokens:" + text + ":chars", dir);
+  for (const std::string tokens : {"9223372036854775807", "4611686018427387904", "999999999999"}) {
+    const Outcome o = generate("--checkpoint " + dir + " --prompt ab --tokens " + tokens);
+    expect_one_line_error(o, "kiln-generate", "--tokens " + tokens + " makes a text of");
+    EXPECT_NE(o.err.find("draw fewer tokens"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("GenerateOptions"), std::string::npos) << o.err;
+  }
+  expect_one_line_error(generate("--checkpoint " + dir + " --tokens -1"), "kiln-generate",
+                        "--tokens must be >= 0, found -1");
+}

@@ -2,7 +2,13 @@
 // ones), windows that are the same for any worker count, and the split by position.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "kiln/core/host_memory.h"
 
 #include "kiln/data/data_loader.h"
 #include "kiln/data/token_file.h"
@@ -282,6 +288,78 @@ TEST(TokenDataSpec, TheVocabularyRoundTripsThroughACheckpointState) {
       TrainingState{.batch_size = 1, .vocabulary = Vocabulary{VocabularyKind::chars, 2, {98, 97}}});
   EXPECT_CONTAINS(error_message([&] { parse_training_state(broken, "state.json"); }),
                   "not ascending");
+}
+
+// Hostile input, round 4: a large text read as characters. The vocabulary is found in the
+// mapping (a mark per code point, not a list of the text's), the ids are the file's one
+// allocation, and a text whose ids cannot fit is refused with the figures before it is read.
+TEST(TokenFile, NumbersCharactersInPlaceAsTheListOfCodePointsWould) {
+  const auto folder = fresh_folder("tokens_chars_in_place");
+  std::uint32_t state = 17;
+  for (const std::size_t length : {1u, 7u, 333u, 4099u}) {
+    std::string text;
+    const char* pieces[] = {"a",  "Z",   " ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+                            "\n", "\x01"};
+    for (std::size_t i = 0; i < length; ++i) {
+      state = state * 1664525u + 1013904223u;
+      text += pieces[(state >> 24) % 8];
+    }
+    const std::string path = write_text(folder / "text.txt", text);
+    const TokenSequence tokens(path, {.encoding = TokenEncoding::chars});
+    std::vector<std::uint32_t> points = utf8_code_points(text, path);
+    ASSERT_EQ(tokens.size(), static_cast<std::int64_t>(points.size()));
+    std::vector<std::uint32_t> symbols = points;
+    std::sort(symbols.begin(), symbols.end());
+    symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
+    EXPECT_EQ(tokens.vocabulary().symbols, symbols);
+    for (std::size_t i = 0; i < points.size(); ++i)
+      ASSERT_EQ(tokens.vocabulary()
+                    .symbols[static_cast<std::size_t>(tokens[static_cast<std::int64_t>(i)])],
+                points[i]);
+    EXPECT_EQ(utf8_length(text, path), static_cast<std::int64_t>(points.size()));
+  }
+}
+
+TEST(TokenFile, ATextWhoseCharacterIdsCannotFitIsRefusedBeforeItIsRead) {
+  const auto folder = fresh_folder("tokens_chars_huge");
+  // Sparse files: no disk taken, and the refusal comes from the size alone (reading this many
+  // zero pages would take minutes).
+  const std::uint64_t memory = host_memory_bytes();
+  ASSERT_GT(memory, 0u);
+  for (const std::uint64_t size : {memory / 2 + 4096, memory, 3 * memory}) {
+    const std::string path = (folder / "sparse.txt").string();
+    std::filesystem::remove(path);
+    { std::ofstream(path).flush(); }
+    std::filesystem::resize_file(path, size);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string message =
+        error_message([&] { TokenSequence(path, {.encoding = TokenEncoding::chars}); });
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    EXPECT_NE(
+        message.find(fmt::format("token file {} read as characters ({} bytes) needs", path, size)),
+        std::string::npos)
+        << message;
+    EXPECT_NE(message.find("read it as bytes (tokens:PATH)"), std::string::npos) << message;
+    // As bytes, the same file is mapped, not copied: it opens.
+    EXPECT_EQ(TokenSequence(path).size(), static_cast<std::int64_t>(size));
+    std::filesystem::remove(path);
+  }
+}
+
+TEST(Vocabulary, TheDifferenceOfTwoCharacterVocabulariesNamesTheCharacters) {
+  const Vocabulary then = char_vocabulary("abcdq", "then"), now = char_vocabulary("abcdz", "now");
+  EXPECT_EQ(vocabulary_difference(then, now),
+            "a chars vocabulary of 5 tokens (this run: a chars vocabulary of 5; only the "
+            "checkpoint's has 'q' (U+0071); only this run's has 'z' (U+007A))");
+  EXPECT_EQ(vocabulary_difference(then, then), "");
+  const Vocabulary many = char_vocabulary("abcdefghijklmnop", "many");
+  EXPECT_NE(vocabulary_difference(many, char_vocabulary("a", "one"))
+                .find("only the checkpoint's has 'b' (U+0062), 'c' (U+0063)"),
+            std::string::npos);
+  EXPECT_NE(vocabulary_difference(many, char_vocabulary("a", "one")).find("and 7 more"),
+            std::string::npos);
+  EXPECT_EQ(vocabulary_difference(byte_vocabulary(), then),
+            "a bytes vocabulary of 256 tokens (this run: a chars vocabulary of 5)");
 }
 
 }  // namespace

@@ -17,11 +17,19 @@
 #include <set>
 
 #include "kiln/kiln.h"
+#include "kiln/models/memory_estimate.h"
 #include "kiln/spec/model_spec.h"
 #include "tests/export/onnx_testing.h"
 #include "tests/support/error_testing.h"
 
 namespace {
+
+// (1, sample...): export_onnx takes a batch first, as every shape argument of kiln's API.
+kiln::Shape one_sample(const kiln::Shape& sample) {
+  std::vector<std::int64_t> dims{1};
+  dims.insert(dims.end(), sample.dims().begin(), sample.dims().end());
+  return kiln::Shape(std::move(dims));
+}
 
 using kiln::testing::error_message;
 
@@ -101,7 +109,7 @@ class OnnxExport : public ::testing::TestWithParam<ExportCase> {
     vary_norm_weights(*model_, gen);
     path_ = ::testing::TempDir() + "kiln_onnx_" + GetParam().name + "_" + std::to_string(getpid()) +
             ".onnx";
-    kiln::export_onnx(*model_, GetParam().sample, path_);
+    kiln::export_onnx(*model_, one_sample(GetParam().sample), path_);
   }
   void TearDown() override {
     const std::string stem = path_.substr(0, path_.rfind('.'));
@@ -190,7 +198,9 @@ TEST(OnnxExportErrors, AModuleWithoutAnOnnxFormIsNamedByPathAndType) {
                                                                                            gen);
   const std::string path = ::testing::TempDir() + "kiln_onnx_unknown.onnx";
   std::filesystem::remove(path);
-  const std::string message = error_message([&] { kiln::export_onnx(net, kiln::Shape{3}, path); });
+  const std::string message = error_message([&] {
+    kiln::export_onnx(net, kiln::Shape{1, 3}, path);
+  });
   EXPECT_NE(message.find("'layers.1.body.layers.1' is Doubling ((anonymous namespace)::Doubling)"),
             std::string::npos)
       << message;
@@ -198,7 +208,7 @@ TEST(OnnxExportErrors, AModuleWithoutAnOnnxFormIsNamedByPathAndType) {
   EXPECT_FALSE(std::filesystem::exists(path)) << "nothing is written";
   Doubling alone;
   EXPECT_NE(error_message([&] {
-              kiln::export_onnx(alone, kiln::Shape{3}, path);
+              kiln::export_onnx(alone, kiln::Shape{1, 3}, path);
             }).find("the module at the root of the model is Doubling"),
             std::string::npos);
 }
@@ -207,11 +217,44 @@ TEST(OnnxExportErrors, AnInputTheModelDoesNotTakeIsTheModelsOwnError) {
   kiln::Generator gen(1);
   const auto net = kiln::mlp({6, 4, 2}, gen);
   const std::string message = error_message([&] {
-    kiln::export_onnx(*net, kiln::Shape{5}, ::testing::TempDir() + "kiln_onnx_bad_input.onnx");
+    kiln::export_onnx(*net, kiln::Shape{1, 5}, ::testing::TempDir() + "kiln_onnx_bad_input.onnx");
   });
   EXPECT_NE(message.find("Linear(6 -> 4): expected an input of shape (batch, 6), found (1, 5)"),
             std::string::npos)
       << message;
+}
+
+// One convention for the batch axis: export_onnx, Sequential::summary and
+// estimate_training_memory all take (batch, sample...), and each names a shape given without
+// its batch axis as such, with the shape to give.
+TEST(BatchAxis, EveryShapeArgumentTakesTheBatchFirstAndNamesAShapeWithoutIt) {
+  kiln::Generator gen(3);
+  const auto net = kiln::mlp({2, 5, 3}, gen);
+  const std::string path = ::testing::TempDir() + "kiln_onnx_batch_axis.onnx";
+  kiln::export_onnx(*net, kiln::Shape{1, 2}, path);  // PyTorch's torch.onnx.export convention
+  EXPECT_TRUE(std::filesystem::exists(path));
+  std::filesystem::remove(path);
+  EXPECT_NE(net->summary({7, 2}).find("(7, 3)"), std::string::npos);
+  EXPECT_GT(kiln::estimate_training_memory(*net, {7, 2}, 0).activations, 0);
+  const std::string exported =
+      error_message([&] { kiln::export_onnx(*net, kiln::Shape{2}, path); });
+  EXPECT_NE(exported.find("export_onnx: the shape (2,) has no batch axis"), std::string::npos)
+      << exported;
+  EXPECT_NE(exported.find("give (1, 2)"), std::string::npos) << exported;
+  EXPECT_FALSE(std::filesystem::exists(path));
+  const std::string summary = error_message([&] { (void)net->summary({2}); });
+  EXPECT_NE(summary.find("Sequential::summary: the shape (2,) has no batch axis"),
+            std::string::npos)
+      << summary;
+  const std::string estimate =
+      error_message([&] { (void)kiln::estimate_training_memory(*net, {2}, 0); });
+  EXPECT_NE(estimate.find("estimate_training_memory: the shape (2,) has no batch axis"),
+            std::string::npos)
+      << estimate;
+  // A shape that is wrong with or without a batch axis keeps the model's own message.
+  const std::string wrong = error_message([&] { (void)net->summary({1, 9}); });
+  EXPECT_NE(wrong.find("expected an input of shape (batch, 2), found (1, 9)"), std::string::npos)
+      << wrong;
 }
 
 TEST(OnnxExportErrors, AnOutputPathThatIsALinkIsRefused) {
@@ -222,7 +265,9 @@ TEST(OnnxExportErrors, AnOutputPathThatIsALinkIsRefused) {
   std::filesystem::remove(link);
   std::ofstream(target) << "keep";
   std::filesystem::create_symlink(target, link);
-  const std::string message = error_message([&] { kiln::export_onnx(*net, kiln::Shape{6}, link); });
+  const std::string message = error_message([&] {
+    kiln::export_onnx(*net, kiln::Shape{1, 6}, link);
+  });
   EXPECT_NE(message.find("the ONNX file '" + link + "'"), std::string::npos) << message;
   std::ifstream in(target);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "keep");

@@ -110,8 +110,8 @@ TEST(TrainerObservers, TheConsoleReporterAndTheCheckpointerWorkWhenAUserAttaches
 TEST(TrainerObservers, EarlyStoppingEndsARunThatNoLongerImproves) {
   LineRun run(0.0f);  // a learning rate of 0: the loss stays where it starts
   kiln::Trainer trainer(*run.net, run.optimizer, run.loss);
-  const auto stopping =
-      std::make_shared<kiln::EarlyStopping>(kiln::EarlyStoppingOptions{.patience = 2});
+  const auto stopping = std::make_shared<kiln::EarlyStopping>(
+      kiln::EarlyStoppingOptions{.patience = 2, .monitor = kiln::EarlyStoppingMonitor::train_loss});
   trainer.add_observer(stopping);
   const kiln::FitResult result = trainer.fit(run.train, 10);
   EXPECT_TRUE(result.stopped_early);
@@ -123,11 +123,37 @@ TEST(TrainerObservers, EarlyStoppingEndsARunThatNoLongerImproves) {
 TEST(TrainerObservers, EarlyStoppingLetsAnImprovingRunFinish) {
   LineRun run(0.1f);
   kiln::Trainer trainer(*run.net, run.optimizer, run.loss);
-  trainer.add_observer(
-      std::make_shared<kiln::EarlyStopping>(kiln::EarlyStoppingOptions{.patience = 1}));
+  trainer.add_observer(std::make_shared<kiln::EarlyStopping>(kiln::EarlyStoppingOptions{
+      .patience = 1, .monitor = kiln::EarlyStoppingMonitor::train_loss}));
   const kiln::FitResult result = trainer.fit(run.train, 3);
   EXPECT_FALSE(result.stopped_early);
   EXPECT_EQ(result.epochs.size(), 3u);
+}
+
+// Watching the test loss (the default, as Keras's val_loss) in a fit without a test loader would
+// never stop: refused as the fit begins, before any step, naming the fix; with a test loader it
+// judges the test loss, also in a run counted in steps.
+TEST(TrainerObservers, EarlyStoppingOnTheTestLossRefusesAFitWithoutATestLoader) {
+  LineRun run(0.0f);
+  kiln::Trainer trainer(*run.net, run.optimizer, run.loss);
+  trainer.add_observer(
+      std::make_shared<kiln::EarlyStopping>(kiln::EarlyStoppingOptions{.patience = 2}));
+  const std::string message = kiln::testing::error_message([&] { trainer.fit(run.train, 5); });
+  EXPECT_NE(message.find("EarlyStopping watches the test loss, but this fit has no test loader"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("EarlyStoppingMonitor::train_loss"), std::string::npos) << message;
+  EXPECT_EQ(trainer.state().global_step, 0) << "no step was taken";
+  kiln::DataLoader test{LineRun::points(), {.batch_size = 8, .shuffle = false}};
+  const kiln::FitResult tested = trainer.fit(run.train, 10, &test);
+  EXPECT_TRUE(tested.stopped_early);  // a learning rate of 0: the test loss stays too
+  EXPECT_EQ(tested.epochs.size(), 3u);
+
+  LineRun steps_run(0.0f);
+  kiln::Trainer by_steps(*steps_run.net, steps_run.optimizer, steps_run.loss, {.steps = 12});
+  by_steps.add_observer(std::make_shared<kiln::EarlyStopping>());
+  EXPECT_THROW(by_steps.fit_steps(steps_run.train), kiln::Error);
+  EXPECT_EQ(by_steps.state().global_step, 0);
 }
 
 TEST(NanGuard, ReadsTheLossWhenDueAndNamesTheStep) {
