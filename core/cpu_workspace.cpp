@@ -31,6 +31,13 @@ std::int64_t copy_bytes() {
 }  // namespace
 
 void CpuWorkspace::add(const MatmulShape& p) {
+  // A product whose operands pass int64 elements cannot be described to oneDNN (nor allocated):
+  // its workspace saturates, and the estimate refuses it by its figures.
+  if (elements(p.batch, p.m, p.k) == INT64_MAX || elements(p.batch, p.k, p.n) == INT64_MAX ||
+      elements(p.batch, p.m, p.n) == INT64_MAX) {
+    scratchpad_ = INT64_MAX;
+    return;
+  }
   if (cpu_compute() == CpuCompute::onednn) {
     const bool bf16 = bf16_products();
     const std::size_t bytes =
