@@ -3,6 +3,7 @@
 // ranks started with different options stop with one clear message instead of hanging.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -36,8 +37,12 @@ kiln::TrainOptions small_run(const std::string& dir) {
   return o;
 }
 
+// Per job as well as per rank: ctest runs this suite as two mpirun jobs at once (label mpi), and
+// one job's ranks must not remove the folders the other's are writing. PMIx names each job.
 std::string fresh_dir(const std::string& name, int rank) {
-  return kiln::testing::fresh_checkpoint_dir("mpi_" + name + "_rank" + std::to_string(rank));
+  const char* job = std::getenv("PMIX_NAMESPACE");
+  return kiln::testing::fresh_checkpoint_dir("mpi_" + name + "_rank" + std::to_string(rank) + "_job" +
+                                             (job ? job : "alone"));
 }
 
 int this_rank() { return kiln::mpi_launch_from_environment().value_or(kiln::MpiLaunch{}).rank; }
@@ -84,7 +89,9 @@ TEST(DataParallelTraining, TwoRanksAtGlobalBatchBEndWithTheWeightsOfOneRankAtBat
     } else {
       EXPECT_FALSE(std::filesystem::exists(together.checkpoint_dir + "/model.safetensors"));
     }
+    std::filesystem::remove_all(together.checkpoint_dir);
   }
+  std::filesystem::remove_all(alone.checkpoint_dir);
 }
 
 TEST(DataParallelTraining, RanksWithDifferentOptionsStopWithOneClearMessage) {
