@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -49,6 +50,21 @@ inline Outcome run(const std::string& program, const std::string& args) {
 
 inline Outcome train(const std::string& args) { return run(KILN_TRAIN_BIN, args); }
 inline Outcome bench(const std::string& args) { return run(KILN_BENCH_BIN, args); }
+#ifdef KILN_GENERATE_BIN
+inline Outcome generate(const std::string& args) { return run(KILN_GENERATE_BIN, args); }
+#endif
+
+// `length` characters of words over the first `letters` letters ("abc dcab ..."), from an LCG
+// seeded with `seed`: a text for the token-data and GPT runs, the same on every machine.
+inline std::string lcg_words(std::uint32_t seed, int length, int letters) {
+  std::string text;
+  std::uint32_t state = seed;
+  for (int i = 0; i < length; ++i) {
+    state = state * 1664525u + 1013904223u;
+    text += (state >> 28) < 3 ? ' ' : static_cast<char>('a' + (state >> 16) % letters);
+  }
+  return text;
+}
 
 // A failing run: exit status 1, nothing but one line on stderr starting with the program's name.
 inline void expect_one_line_error(const Outcome& o, const std::string& program, const std::string& needle) {

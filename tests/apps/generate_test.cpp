@@ -11,24 +11,15 @@
 #include "tests/data/file_testing.h"
 
 using kiln::testing::expect_one_line_error;
+using kiln::testing::generate;
 using kiln::testing::Outcome;
 using kiln::testing::run;
 using kiln::testing::train;
 
 namespace {
 
-Outcome generate(const std::string& args) { return run(KILN_GENERATE_BIN, args); }
-
 // A few hundred words of a small alphabet: "abc dcab ...".
-std::string training_text() {
-  std::string text;
-  std::uint32_t state = 5;
-  for (int i = 0; i < 3000; ++i) {
-    state = state * 1664525u + 1013904223u;
-    text += (state >> 28) < 3 ? ' ' : static_cast<char>('a' + (state >> 16) % 6);
-  }
-  return text;
-}
+std::string training_text() { return kiln::testing::lcg_words(5, 3000, 6); }
 
 // Trains gpt:2-2-32-16 for a few steps on `data` (a tokens: spec of the text) into `dir`.
 void train_tiny_gpt(const std::string& data, const std::string& dir) {

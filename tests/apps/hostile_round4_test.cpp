@@ -19,6 +19,7 @@
 
 namespace fs = std::filesystem;
 using kiln::testing::expect_one_line_error;
+using kiln::testing::generate;
 using kiln::testing::kSmallRun;
 using kiln::testing::Outcome;
 using kiln::testing::run;
@@ -26,17 +27,9 @@ using kiln::testing::train;
 
 namespace {
 
-Outcome generate(const std::string& args) { return run(KILN_GENERATE_BIN, args); }
-
 // A text of a few words over a small alphabet, `extra` appended.
 std::string write_words(const fs::path& path, const std::string& extra = "") {
-  std::string text;
-  std::uint32_t state = 9;
-  for (int i = 0; i < 2000; ++i) {
-    state = state * 1664525u + 1013904223u;
-    text += (state >> 28) < 3 ? ' ' : static_cast<char>('a' + (state >> 16) % 5);
-  }
-  return kiln::testing::write_text(path, text + extra);
+  return kiln::testing::write_text(path, kiln::testing::lcg_words(9, 2000, 5) + extra);
 }
 
 // A range error: one line, the flag and the value as given, no number past 40 digits.
