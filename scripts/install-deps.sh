@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake git pkg-config              # toolchain
+  ninja-build                                       # the build tool test.sh and run.sh use
   libeigen3-dev libspdlog-dev libfmt-dev            # core: CPU kernels, logging, formatting
   libdnnl-dev ocl-icd-opencl-dev                    # core: oneDNN, the CPU compute library (its
                                                     #   CMake package asks for OpenCL, which it loads)

@@ -11,6 +11,9 @@ main_job=(build/apps/train --device=cpu)
 
 start=$SECONDS
 bash scripts/install-deps.sh
+# Ninja, where it is installed (install-deps.sh installs it): on 2 cores it overlaps one target's
+# links with the next one's compiles, which make's per-target steps do not.
+if [[ -z ${CMAKE_GENERATOR:-} ]] && command -v ninja >/dev/null; then export CMAKE_GENERATOR=Ninja; fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=AUTO
 cmake --build build -j"$(nproc)" --target train
 echo "run.sh: built in $((SECONDS - start)) s"

@@ -38,6 +38,9 @@ trap report EXIT
 if [[ -x /usr/local/cuda/bin/nvcc ]]; then cuda=ON; else cuda=AUTO; fi
 
 phase "install-deps" bash scripts/install-deps.sh || exit 1
+# Ninja, where it is installed (install-deps.sh installs it): on 2 cores it overlaps one target's
+# links with the next one's compiles, which make's per-target steps do not.
+if [[ -z ${CMAKE_GENERATOR:-} ]] && command -v ninja >/dev/null; then export CMAKE_GENERATOR=Ninja; fi
 
 # The test venv is optional: without it the tests that need it skip, visibly.
 if python=$(bash scripts/test-venv.sh); then
