@@ -3,7 +3,7 @@
 // and the loader, and the Trainer with its reports and diagnosis. The other rooms have headers of
 // their own: <kiln/spec.h> (the spec strings: "mlp:784-512-10", "csv:PATH", "warmup:200+cosine"),
 // <kiln/distributed.h> (communicators), <kiln/io.h> (safetensors, durable files) and
-// <kiln/profiling.h> (the step profiler and the device monitor). Headers left out of all of them
+// <kiln/monitor.h> (the step profiler and the device monitor). Headers left out of all of them
 // are the library's own plumbing (backend seams, file-format internals): installed, and can be
 // included by name, but not promised to stay.
 #pragma once
