@@ -83,7 +83,7 @@
 #include "kiln/data/vocabulary.h"
 
 // Training: the Trainer, its observers, reports, diagnosis and checkpoints.
-#include "kiln/training/checkpoint.h"
+#include "kiln/checkpoint/checkpoint.h"
 #include "kiln/training/checkpointer.h"
 #include "kiln/training/console_reporter.h"
 #include "kiln/training/diagnosis.h"

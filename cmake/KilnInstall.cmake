@@ -17,7 +17,7 @@ set_target_properties(kiln PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(FILES ${PROJECT_SOURCE_DIR}/kiln.h ${PROJECT_SOURCE_DIR}/spec.h ${PROJECT_SOURCE_DIR}/distributed.h
               ${PROJECT_SOURCE_DIR}/io.h ${PROJECT_SOURCE_DIR}/monitor.h
               ${PROJECT_SOURCE_DIR}/report.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
-foreach(folder core layers optim data models spec io monitor report training distributed)
+foreach(folder core layers optim data models spec io checkpoint monitor report training distributed)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/${folder}
           OPTIONAL FILES_MATCHING PATTERN "*.h"
           PATTERN "cpu" EXCLUDE PATTERN "cuda" EXCLUDE)

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "kiln/checkpoint/checkpoint.h"
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/cpu_description.h"
 #include "kiln/core/memory.h"
@@ -20,7 +21,6 @@
 #include "kiln/distributed/rank_agreement.h"
 #include "kiln/monitor/cpu_competition.h"
 #include "kiln/monitor/gpu_monitor.h"
-#include "kiln/training/checkpoint.h"
 #include "kiln/training/checkpointer.h"
 #include "kiln/training/console_reporter.h"
 #include "kiln/training/fit_checks.h"
