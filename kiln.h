@@ -1,11 +1,12 @@
 // The public API of kiln in one include: #include <kiln/kiln.h>. Tensors and ops, layers and
 // losses, models (the composites and the preset builders), optimizers and schedules, data sets
-// and the loader, and the Trainer with its reports and diagnosis. The other rooms have headers of
-// their own: <kiln/spec.h> (the spec strings: "mlp:784-512-10", "csv:PATH", "warmup:200+cosine"),
-// <kiln/distributed.h> (communicators), <kiln/io.h> (safetensors, durable files) and
-// <kiln/profiling.h> (the step profiler and the device monitor). Headers left out of all of them
-// are the library's own plumbing (backend seams, file-format internals): installed, and can be
-// included by name, but not promised to stay.
+// and the loader, the Trainer with its observers and diagnosis, checkpoints, and epoch reports.
+// The other rooms have headers of their own: <kiln/spec.h> (the spec strings: "mlp:784-512-10",
+// "csv:PATH", "warmup:200+cosine"), <kiln/distributed.h> (communicators), <kiln/io.h>
+// (safetensors, durable files), <kiln/monitor.h> (the step profiler, the GPU monitor, the CPU's
+// competition) and <kiln/report.h> (the HTML run report and its charts). Headers left out of
+// all of them are the library's own plumbing (backend seams, file-format internals): installed,
+// and can be included by name, but not promised to stay.
 #pragma once
 
 // Tensors, devices, memory, streams, the op list.
@@ -82,17 +83,22 @@
 #include "kiln/data/transforms.h"
 #include "kiln/data/vocabulary.h"
 
-// Training: the Trainer, its observers, reports, diagnosis and checkpoints.
-#include "kiln/training/checkpoint.h"
+// Training: the Trainer, its observers and diagnosis.
 #include "kiln/training/checkpointer.h"
 #include "kiln/training/console_reporter.h"
 #include "kiln/training/diagnosis.h"
 #include "kiln/training/early_stopping.h"
-#include "kiln/training/epoch_report.h"
 #include "kiln/training/json_log.h"
 #include "kiln/training/nan_guard.h"
 #include "kiln/training/observer.h"
-#include "kiln/training/report_format.h"
 #include "kiln/training/run_report.h"
 #include "kiln/training/tensorboard_logger.h"
 #include "kiln/training/trainer.h"
+
+// Checkpoints: saving, reading and restoring them, and the run's record they keep.
+#include "kiln/checkpoint/checkpoint.h"
+#include "kiln/checkpoint/run_fingerprint.h"
+
+// Reports: an epoch's figures and their text (the rest of report/ is in <kiln/report.h>).
+#include "kiln/report/epoch_report.h"
+#include "kiln/report/report_format.h"

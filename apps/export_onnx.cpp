@@ -1,6 +1,6 @@
 // kiln-export-onnx: writes the model of a train checkpoint as an ONNX file (opset 17, dynamic
 // batch; export/onnx_export.h). The model is rebuilt from the spec the checkpoint's run record
-// holds (RunDescription::model, training/run_fingerprint.h), its weights loaded as for inference,
+// holds (RunDescription::model, checkpoint/run_fingerprint.h), its weights loaded as for inference,
 // then exported. A model built in code records no spec: export it from that code with
 // kiln::export_onnx.
 #include <CLI/CLI.hpp>
@@ -12,13 +12,13 @@
 #include <string>
 #include <string_view>
 
+#include <kiln/checkpoint/checkpoint.h>
 #include <kiln/core/error.h>
 #include <kiln/core/excerpt.h>
 #include <kiln/core/output_file.h>
 #include <kiln/export/onnx_export.h>
 #include <kiln/io/safetensors.h>
 #include <kiln/spec/model_spec.h>
-#include <kiln/training/checkpoint.h>
 
 namespace {
 

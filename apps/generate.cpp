@@ -12,14 +12,14 @@
 #include <utility>
 
 #include <kiln/apps/support/number_flags.h>
-#include <kiln/core/openmp_wait_policy.h>
+#include <kiln/checkpoint/checkpoint.h>
 #include <kiln/core/device.h>
 #include <kiln/core/error.h>
 #include <kiln/core/excerpt.h>
+#include <kiln/core/openmp_wait_policy.h>
 #include <kiln/data/vocabulary.h>
 #include <kiln/models/generate.h>
 #include <kiln/spec/model_spec.h>
-#include <kiln/training/checkpoint.h>
 
 namespace {
 

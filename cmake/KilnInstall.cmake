@@ -15,8 +15,9 @@ set_target_properties(kiln PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 # The backends' headers (core/cpu, core/cuda, distributed/cuda) are internal and stay out. A folder with no code
 # yet is absent from a clone, hence OPTIONAL.
 install(FILES ${PROJECT_SOURCE_DIR}/kiln.h ${PROJECT_SOURCE_DIR}/spec.h ${PROJECT_SOURCE_DIR}/distributed.h
-              ${PROJECT_SOURCE_DIR}/io.h ${PROJECT_SOURCE_DIR}/profiling.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
-foreach(folder core layers optim data models spec io training distributed)
+              ${PROJECT_SOURCE_DIR}/io.h ${PROJECT_SOURCE_DIR}/monitor.h
+              ${PROJECT_SOURCE_DIR}/report.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
+foreach(folder core layers optim data models spec io checkpoint monitor report training distributed)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln/${folder}
           OPTIONAL FILES_MATCHING PATTERN "*.h"
           PATTERN "cpu" EXCLUDE PATTERN "cuda" EXCLUDE)

@@ -1,6 +1,6 @@
 // Writing files so that they survive a crash or a power cut: data and folder entries are fsynced
-// before a write counts as done. The checkpoint folders (training/checkpoint_folder.h) are built on
-// these; a file on its own is replaced atomically (a temporary file, then rename).
+// before a write counts as done. The checkpoint folders (checkpoint/checkpoint_folder.h) are
+// built on these; a file on its own is replaced atomically (a temporary file, then rename).
 #pragma once
 
 #include <string>

@@ -1,7 +1,7 @@
 // Checkpointer (training/checkpointer.h).
 #include "kiln/training/checkpointer.h"
 
-#include "kiln/training/checkpoint.h"
+#include "kiln/checkpoint/checkpoint.h"
 #include "kiln/training/trainer.h"
 
 namespace kiln {

@@ -1,4 +1,4 @@
-// Checkpointer: the observer that saves a checkpoint (training/checkpoint.h) of the model, the
+// Checkpointer: the observer that saves a checkpoint (checkpoint/checkpoint.h) of the model, the
 // optimizer and Trainer::state() — the position and the run's record — at the end of every
 // epoch, the interrupted one included, into a CheckpointFolder it holds locked. The Trainer
 // attaches one on rank 0 when TrainerOptions::checkpoint_dir is given; Trainer::save() uses it.
@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "kiln/training/checkpoint_folder.h"
+#include "kiln/checkpoint/checkpoint_folder.h"
 #include "kiln/training/observer.h"
 
 namespace kiln {

@@ -9,7 +9,7 @@
 #include <ostream>
 #include <string>
 
-#include "kiln/training/report_format.h"
+#include "kiln/report/report_format.h"
 #include "kiln/training/trainer.h"
 
 namespace kiln {

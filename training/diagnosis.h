@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kiln/training/epoch_report.h"
+#include "kiln/report/epoch_report.h"
 
 namespace kiln {
 

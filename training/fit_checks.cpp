@@ -11,6 +11,7 @@
 #include "kiln/models/memory_estimate.h"
 #include "kiln/optim/adam.h"
 #include "kiln/optim/sgd.h"
+#include "kiln/training/trainer.h"
 
 namespace kiln {
 
@@ -96,6 +97,39 @@ void check_training_fits_memory(Module& model, const Optimizer& optimizer, const
   check_memory_fits(e, saturating_add(e.optimizer_state, e.activations), available_memory(device),
                     device, "the model " + model.describe(),
                     "use a smaller model, or a smaller DataLoaderOptions::batch_size");
+}
+
+void check_resumable(const TrainerOptions& o, const Module& model, const TrainingState& saved) {
+  std::vector<std::string> differences;
+  auto compare = [&](std::string_view name, const std::string& recorded, const std::string& now) {
+    if (!recorded.empty() && !now.empty() && recorded != now)
+      differences.push_back(fmt::format("{} {} (this run: {})", name, recorded, now));
+  };
+  if (o.run.model.empty())
+    compare("the model's structure", saved.model_structure, describe_structure(model));
+  if (saved.legacy_settings.empty() && saved.run == RunDescription{}) {
+    const RunDescription& run = o.run;
+    compare("TrainerOptions::run.batch_size", std::to_string(saved.batch_size),
+            run.batch_size > 0 ? std::to_string(run.batch_size) : "");
+    compare("TrainerOptions::run.data", saved.data, run.data);
+    compare("TrainerOptions::run.model", saved.model, run.model);
+    compare("TrainerOptions::run.optimizer", saved.optimizer, run.optimizer);
+  }
+  const std::vector<RunField> now = description_fields(o.run), then = description_fields(saved.run);
+  for (std::size_t i = 0; i < now.size(); ++i)
+    if (then[i].value && now[i].value && *then[i].value != *now[i].value)
+      differences.push_back(fmt::format("{} {} (this run: {})", now[i].name, *then[i].value, *now[i].value));
+  if (saved.vocabulary && o.vocabulary && *saved.vocabulary != *o.vocabulary)
+    differences.push_back(vocabulary_difference(*saved.vocabulary, *o.vocabulary));
+  for (const auto& [name, value] : o.legacy_settings) {
+    const auto it = saved.legacy_settings.find(name);
+    if (it != saved.legacy_settings.end() && it->second != value)
+      differences.push_back(fmt::format("{} {} (this run: {})", name, it->second, value));
+  }
+  KILN_CHECK(differences.empty(),
+             "the checkpoint in '{}' was made with {}; resume with the checkpoint's settings, or "
+             "start fresh in another TrainerOptions::checkpoint_dir folder",
+             o.checkpoint_dir, fmt::join(differences, ", "));
 }
 
 }  // namespace kiln

@@ -5,7 +5,7 @@
 #include <fcntl.h>
 
 #include "kiln/core/output_file.h"
-#include "kiln/training/report_format.h"
+#include "kiln/report/report_format.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
-// JsonLog: the observer that appends one JSON line per epoch (report_format.h's to_json_line)
-// to a file, as TrainerOptions::log_json asks. The file is opened for appending at construction,
-// so a bad path fails before any work.
+// JsonLog: the observer that appends one JSON line per epoch (report/report_format.h's
+// to_json_line) to a file, as TrainerOptions::log_json asks. The file is opened for appending at
+// construction, so a bad path fails before any work.
 #pragma once
 
 #include <string>

@@ -9,7 +9,7 @@
 
 #include "kiln/core/tensor.h"
 #include "kiln/layers/metrics.h"
-#include "kiln/training/epoch_report.h"
+#include "kiln/report/epoch_report.h"
 
 namespace kiln {
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <ctime>
 
+#include "kiln/checkpoint/run_fingerprint.h"
 #include "kiln/io/durable_file.h"
 #include "kiln/io/output_folder.h"
-#include "kiln/training/run_fingerprint.h"
 #include "kiln/training/trainer.h"
 
 namespace kiln {

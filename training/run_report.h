@@ -1,5 +1,5 @@
 // RunReport: the observer that keeps an HTML report of a run in a folder, `report.html`
-// (training/run_report_page.h: curves, stage shares, memory, the diagnosis, the settings). It is
+// (report/run_report_page.h: curves, stage shares, memory, the diagnosis, the settings). It is
 // written when fit() begins, after each epoch and when fit() ends, each time to a temporary file
 // renamed over the old one, so a browser that has it open never reads half a page; while the run
 // goes on the page reloads itself. Every rank runs the observers it is given: add it on one
@@ -11,9 +11,9 @@
 #include <functional>
 #include <string>
 
+#include "kiln/report/run_report_page.h"
 #include "kiln/training/diagnosis.h"
 #include "kiln/training/observer.h"
-#include "kiln/training/run_report_page.h"
 
 namespace kiln {
 

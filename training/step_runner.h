@@ -18,12 +18,12 @@
 #include "kiln/layers/loss.h"
 #include "kiln/layers/metrics.h"
 #include "kiln/layers/module.h"
+#include "kiln/monitor/step_profiler.h"
 #include "kiln/optim/clip.h"
 #include "kiln/optim/lr_schedule.h"
 #include "kiln/optim/optimizer.h"
 #include "kiln/optim/recordable_optimizer.h"
 #include "kiln/training/graphed_step.h"
-#include "kiln/training/step_profiler.h"
 
 namespace kiln {
 

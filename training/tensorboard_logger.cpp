@@ -4,7 +4,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/layers/module.h"
-#include "kiln/training/epoch_scalars.h"
+#include "kiln/report/epoch_scalars.h"
 
 namespace kiln {
 

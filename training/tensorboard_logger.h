@@ -1,5 +1,5 @@
 // TensorBoardLogger: the observer that writes a run's epochs as TensorBoard scalars
-// (training/epoch_scalars.h) into a new event file in a folder (io/tensorboard/), one event per
+// (report/epoch_scalars.h) into a new event file in a folder (io/tensorboard/), one event per
 // epoch at step = the epoch, written when the epoch ends, so TensorBoard pointed at DIR shows a
 // run as it goes; optionally weight and gradient histograms every N epochs. Every rank runs the
 // observers it is given: add it on one (rank 0).

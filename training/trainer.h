@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/checkpoint/run_fingerprint.h"
+#include "kiln/checkpoint/training_state.h"
 #include "kiln/core/precision.h"
 #include "kiln/data/batch.h"
 #include "kiln/data/data_loader.h"
@@ -31,11 +33,9 @@
 #include "kiln/layers/module.h"
 #include "kiln/optim/lr_schedule.h"
 #include "kiln/optim/optimizer.h"
+#include "kiln/report/epoch_report.h"
 #include "kiln/training/diagnosis.h"
-#include "kiln/training/epoch_report.h"
 #include "kiln/training/observer.h"
-#include "kiln/training/run_fingerprint.h"
-#include "kiln/training/training_state.h"
 
 namespace kiln {
 
@@ -59,7 +59,7 @@ struct TrainerOptions {
   // lifetime: another run, or a second Trainer, on the same folder is refused.
   std::string checkpoint_dir;
   int keep_checkpoints = 2;    // the newest checkpoints kept there
-  // What the run is (training/run_fingerprint.h): recorded in every checkpoint with the model's
+  // What the run is (checkpoint/run_fingerprint.h): recorded in every checkpoint with the model's
   // structure; resume() refuses a checkpoint whose record differs in a field both recorded (a
   // model without a spec: of another structure), naming each. The ranks of a data-parallel job
   // must agree on it and on the settings that shape the collectives or change the numbers
@@ -172,7 +172,7 @@ class Trainer {
   // schedule over the whole run must span).
   std::int64_t steps_per_epoch(const DataLoader& train) const;
   Diagnosis diagnose(const EpochReport& report) const;
-  // What this run is (training/run_fingerprint.h): TrainerOptions::run, the model's structure and
+  // What this run is (checkpoint/run_fingerprint.h): TrainerOptions::run, the model's structure and
   // the settings that change the numbers, as the ranks compare them (the run report shows it).
   const RunFingerprint& fingerprint() const;
   const TrainingState& state() const;

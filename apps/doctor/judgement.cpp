@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "kiln/training/cpu_competition.h"
+#include "kiln/monitor/cpu_competition.h"
 
 namespace kiln::doctor {
 

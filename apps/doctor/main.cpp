@@ -23,7 +23,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/openmp_wait_policy.h"
 #include "kiln/core/output_file.h"
-#include "kiln/training/cpu_competition.h"
+#include "kiln/monitor/cpu_competition.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Host-to-device copies through the device runtime (core/device_runtime.h), from pinned and from
-// pageable host memory, and NVML's facts (training/nvml.h): the PCIe link read while the pinned
+// pageable host memory, and NVML's facts (monitor/nvml.h): the PCIe link read while the pinned
 // copies run (an idle card lowers its link), the SM clock while matrix products run. Without a
 // CUDA runtime or device, `present` stays false and nothing is measured.
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include "kiln/core/device_runtime.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/tensor.h"
-#include "kiln/training/nvml.h"
+#include "kiln/monitor/nvml.h"
 
 namespace kiln::doctor {
 

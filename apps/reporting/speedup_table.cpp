@@ -1,6 +1,6 @@
 #include "kiln/apps/reporting/speedup_table.h"
 
-#include "kiln/io/html.h"
+#include "kiln/report/html.h"
 
 #include <fmt/format.h>
 

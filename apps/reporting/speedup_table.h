@@ -22,7 +22,7 @@ std::string format_duration(double seconds);
 std::string speedup_markdown(const std::vector<SpeedupRow>& rows);
 std::string speedup_csv(const std::vector<SpeedupRow>& rows);
 std::string speedup_svg(const std::vector<SpeedupRow>& rows);
-// A self-contained page (io/html.h): the SVG inline and the table, for a browser.
+// A self-contained page (report/html.h): the SVG inline and the table, for a browser.
 std::string speedup_html(const std::vector<SpeedupRow>& rows);
 
 }  // namespace kiln

@@ -6,9 +6,9 @@
 #include <map>
 #include <string>
 
-#include "kiln/data/dataset.h"
 #include "kiln/apps/train/train_options.h"
-#include "kiln/training/run_fingerprint.h"
+#include "kiln/checkpoint/run_fingerprint.h"
+#include "kiln/data/dataset.h"
 
 namespace kiln {
 
@@ -21,7 +21,7 @@ void check_batch_fits(const TrainOptions& o, const Dataset& train, int world);
 // --bucket-mb, ...).
 void check_same_options_on_every_rank(const TrainOptions& options, Communicator& comm);
 
-// What the run is, typed (training/run_fingerprint.h): recorded in each checkpoint, compared on
+// What the run is, typed (checkpoint/run_fingerprint.h): recorded in each checkpoint, compared on
 // resume and by the ranks. Only the settings of the optimizer in use: a change of optimizer is
 // then one difference.
 RunDescription run_description(const TrainOptions& o);

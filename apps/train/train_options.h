@@ -14,8 +14,8 @@
 
 #include "kiln/data/loader_tuning.h"
 #include "kiln/distributed/communicator.h"
+#include "kiln/report/epoch_report.h"
 #include "kiln/training/diagnosis.h"
-#include "kiln/training/epoch_report.h"
 
 namespace kiln {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/training/checkpoint.h"
+#include "kiln/checkpoint/checkpoint.h"
 
 namespace kiln::testing {
 

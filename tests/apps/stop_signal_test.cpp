@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "kiln/training/checkpoint.h"
+#include "kiln/checkpoint/checkpoint.h"
 #include "tests/apps/child_process.h"
 #include "tests/support/train_testing.h"
 

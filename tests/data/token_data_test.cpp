@@ -10,11 +10,11 @@
 
 #include "kiln/core/host_memory.h"
 
+#include "kiln/checkpoint/training_state.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/data/token_file.h"
 #include "kiln/data/token_window_dataset.h"
 #include "kiln/spec/data_spec.h"
-#include "kiln/training/training_state.h"
 #include "tests/data/file_testing.h"
 
 namespace kiln {

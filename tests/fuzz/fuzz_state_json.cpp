@@ -2,8 +2,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kiln/checkpoint/training_state.h"
 #include "kiln/core/error.h"
-#include "kiln/training/training_state.h"
 #include "tests/fuzz/fuzz_message.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

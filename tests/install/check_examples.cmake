@@ -22,7 +22,9 @@ function(step what)
 endfunction()
 
 step("install" ${CMAKE_COMMAND} --install ${KILN_BUILD_DIR} --prefix ${prefix})
-foreach(file include/kiln/kiln.h include/kiln/core/tensor.h include/kiln/training/trainer.h)
+foreach(file include/kiln/kiln.h include/kiln/core/tensor.h include/kiln/training/trainer.h
+            include/kiln/monitor.h include/kiln/monitor/step_profiler.h include/kiln/report.h
+            include/kiln/report/run_report_page.h include/kiln/checkpoint/checkpoint.h)
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "check_examples: ${file} was not installed")
   endif()

@@ -11,13 +11,13 @@
 
 #include <unistd.h>
 
+#include "kiln/checkpoint/checkpoint.h"
 #include "kiln/core/ops.h"
 #include "kiln/io/safetensors.h"
 #include "kiln/layers/cross_entropy_loss.h"
-#include "kiln/optim/adam.h"
 #include "kiln/models/gpt.h"
+#include "kiln/optim/adam.h"
 #include "kiln/spec/model_spec.h"
-#include "kiln/training/checkpoint.h"
 #include "tests/support/gradient_check.h"
 #include "tests/support/tensor_testing.h"
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "kiln/report/report_format.h"
 #include "kiln/training/diagnosis.h"
-#include "kiln/training/report_format.h"
 
 namespace {
 kiln::EpochReport report(double wall_s, double wait_ms, double copy_ms = 0.0, bool gpu = false) {

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "kiln/checkpoint/checkpoint.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/data/tensor_dataset.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/models/presets.h"
 #include "kiln/optim/sgd.h"
-#include "kiln/training/checkpoint.h"
 #include "kiln/training/checkpointer.h"
 #include "kiln/training/console_reporter.h"
 #include "kiln/training/early_stopping.h"

@@ -1,4 +1,4 @@
-// The run's typed record (training/run_fingerprint.h): a model's structure in words, a
+// The run's typed record (checkpoint/run_fingerprint.h): a model's structure in words, a
 // fingerprint that changes with anything that changes the run, and resume() refusing a
 // checkpoint of a model of another structure when the model has no spec.
 #include <gtest/gtest.h>
@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "kiln/checkpoint/run_fingerprint.h"
+#include "kiln/checkpoint/training_state.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/data/tensor_dataset.h"
 #include "kiln/layers/mse_loss.h"
 #include "kiln/models/presets.h"
 #include "kiln/optim/sgd.h"
-#include "kiln/training/run_fingerprint.h"
 #include "kiln/training/trainer.h"
-#include "kiln/training/training_state.h"
 #include "tests/support/error_testing.h"
 #include "tests/support/train_testing.h"
 

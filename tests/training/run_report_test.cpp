@@ -1,6 +1,6 @@
-// The run report (training/run_report.h, run_report_page.h): the page escapes what a user sets,
-// draws what was measured, is rewritten whole after each epoch, and opens in a real browser
-// (headless Chromium: no script error, every chart with its series and their points).
+// The run report (training/run_report.h, report/run_report_page.h): the page escapes what a
+// user sets, draws what was measured, is rewritten whole after each epoch, and opens in a real
+// browser (headless Chromium: no script error, every chart with its series and their points).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,10 +13,10 @@
 
 #include "kiln/data/data_loader.h"
 #include "kiln/data/tensor_dataset.h"
-#include "kiln/io/html.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/models/presets.h"
 #include "kiln/optim/sgd.h"
+#include "kiln/report/html.h"
 #include "kiln/training/run_report.h"
 #include "kiln/training/trainer.h"
 #include "tests/support/headless_chromium.h"

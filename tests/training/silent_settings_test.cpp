@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 
+#include "kiln/checkpoint/checkpoint.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/io/safetensors.h"
 #include "kiln/layers/cross_entropy_loss.h"
@@ -19,7 +20,6 @@
 #include "kiln/layers/sequence_cross_entropy_loss.h"
 #include "kiln/models/presets.h"
 #include "kiln/optim/sgd.h"
-#include "kiln/training/checkpoint.h"
 #include "kiln/training/trainer.h"
 #include "tests/support/blobs_dataset.h"
 #include "tests/support/error_testing.h"

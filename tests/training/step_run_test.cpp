@@ -7,11 +7,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "kiln/checkpoint/checkpoint.h"
 #include "kiln/data/data_loader.h"
 #include "kiln/layers/sequence_cross_entropy_loss.h"
 #include "kiln/optim/adam.h"
 #include "kiln/spec/data_spec.h"
-#include "kiln/training/checkpoint.h"
 #include "kiln/training/trainer.h"
 #include "tests/data/file_testing.h"
 #include "tests/support/train_testing.h"

@@ -19,7 +19,7 @@
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/models/presets.h"
 #include "kiln/optim/sgd.h"
-#include "kiln/training/epoch_scalars.h"
+#include "kiln/report/epoch_scalars.h"
 #include "kiln/training/tensorboard_logger.h"
 #include "kiln/training/trainer.h"
 #include "tests/support/error_testing.h"

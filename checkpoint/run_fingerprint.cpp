@@ -1,5 +1,5 @@
-// describe_structure and the fields of a run's record (training/run_fingerprint.h).
-#include "kiln/training/run_fingerprint.h"
+// describe_structure and the fields of a run's record (checkpoint/run_fingerprint.h).
+#include "kiln/checkpoint/run_fingerprint.h"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // Units are numbered, so a new one never takes the name of one a reader may still be opening;
 // leftovers are recognised by name: ".ckpt-N.tmp" (a unit being written), units numbered past
 // `latest` (written but never published), "*.tmp" links and files of an interrupted rename.
-#include "kiln/training/checkpoint_folder.h"
+#include "kiln/checkpoint/checkpoint_folder.h"
 
 #include <algorithm>
 #include <charconv>

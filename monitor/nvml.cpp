@@ -1,6 +1,6 @@
 // The NVML entry points kiln uses, as nvml.h declares them (return codes are ints, 0 = success;
 // nvmlClockType_t 1 = NVML_CLOCK_SM).
-#include "kiln/training/nvml.h"
+#include "kiln/monitor/nvml.h"
 
 #include <dlfcn.h>
 

@@ -1,6 +1,6 @@
 // Checkpoint units over safetensors and state.json. The CRC32 (zlib's) of each piece goes into
 // state.json, which is written last inside the unit: a piece from any other save does not match.
-#include "kiln/training/checkpoint.h"
+#include "kiln/checkpoint/checkpoint.h"
 
 #include <cmath>
 

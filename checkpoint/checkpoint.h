@@ -1,16 +1,16 @@
 // Checkpoints: model.safetensors (the weights, named as in PyTorch: "layers.0.weight"),
-// optimizer.safetensors (momentum buffers, moments) and state.json (training/training_state.h:
+// optimizer.safetensors (momentum buffers, moments) and state.json (checkpoint/training_state.h:
 // epoch, position in the epoch, steps, RNG state, the run's settings and each piece's size and
-// CRC32), written together as one unit of a CheckpointFolder (training/checkpoint_folder.h), so a
+// CRC32), written together as one unit of a CheckpointFolder (checkpoint/checkpoint_folder.h), so a
 // crash at any moment leaves the previous checkpoint or the new one, never a mix.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "kiln/checkpoint/checkpoint_folder.h"
+#include "kiln/checkpoint/training_state.h"
 #include "kiln/layers/module.h"
-#include "kiln/training/checkpoint_folder.h"
-#include "kiln/training/training_state.h"
 #include "kiln/optim/optimizer.h"
 
 namespace kiln {

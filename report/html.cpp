@@ -1,5 +1,5 @@
-// html_escape and html_document (io/html.h).
-#include "kiln/io/html.h"
+// html_escape and html_document (report/html.h).
+#include "kiln/report/html.h"
 
 namespace kiln {
 

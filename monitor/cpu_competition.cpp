@@ -1,6 +1,6 @@
 // /proc readers. schedstat's fields are nanoseconds (on-CPU, run-queue wait, slices); /proc/stat's
 // "cpu" line and /proc/PID/stat's utime/stime are clock ticks (sysconf(_SC_CLK_TCK)).
-#include "kiln/training/cpu_competition.h"
+#include "kiln/monitor/cpu_competition.h"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "kiln/training/gpu_monitor.h"
+#include "kiln/monitor/gpu_monitor.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
 // state.json on nlohmann::json. Every value comes from a file a user may have edited: each is read
 // with its type checked first (nlohmann would turn -1 into a huge unsigned seed without a word).
-#include "kiln/training/training_state.h"
+#include "kiln/checkpoint/training_state.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -2,9 +2,9 @@
 // measured: loss and accuracy curves per epoch, samples/s, the learning rate, each stage's share
 // of the step stacked per epoch, memory (GPU where trained on one, the process's peak resident
 // memory always), the diagnosis, the settings and a table of the epochs. One self-contained HTML
-// file: inline SVG charts (io/svg_chart.h), inline CSS, two small inline scripts: one reloads the
-// page every few seconds while the run goes on, keeping the scroll position; the other marks it
-// rendered (io/html.h's html_rendered_marker).
+// file: inline SVG charts (report/svg_chart.h), inline CSS, two small inline scripts: one
+// reloads the page every few seconds while the run goes on, keeping the scroll position; the
+// other marks it rendered (report/html.h's html_rendered_marker).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/training/epoch_report.h"
+#include "kiln/report/epoch_report.h"
 
 namespace kiln {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "kiln/checkpoint/run_fingerprint.h"
 #include "kiln/data/vocabulary.h"
-#include "kiln/training/run_fingerprint.h"
 
 namespace kiln {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "kiln/training/epoch_report.h"
+#include "kiln/report/epoch_report.h"
 
 namespace kiln {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kiln/io/tensorboard/event_file_writer.h"
-#include "kiln/training/epoch_report.h"
+#include "kiln/report/epoch_report.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
-// run_report_html (training/run_report_page.h): each chart's series are columns of the epochs'
-// reports; every text that a user or the data can set is escaped (io/html.h).
-#include "kiln/training/run_report_page.h"
+// run_report_html (report/run_report_page.h): each chart's series are columns of the epochs'
+// reports; every text that a user or the data can set is escaped (report/html.h).
+#include "kiln/report/run_report_page.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <functional>
 
-#include "kiln/io/html.h"
-#include "kiln/io/svg_chart.h"
+#include "kiln/report/html.h"
+#include "kiln/report/svg_chart.h"
 
 namespace kiln {
 

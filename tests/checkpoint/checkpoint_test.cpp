@@ -1,7 +1,7 @@
 // Checkpoint folders: each save is one unit published by `latest`, the newest K are kept, what a
 // killed writer left is removed, pieces of different saves are refused, the first layout is
 // still read, and a second run is kept out by the lock.
-#include "kiln/training/checkpoint.h"
+#include "kiln/checkpoint/checkpoint.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,8 +11,8 @@
 #include <iterator>
 
 #include "kiln/core/ops.h"
-#include "kiln/spec/model_spec.h"
 #include "kiln/io/safetensors.h"
+#include "kiln/spec/model_spec.h"
 #include "kiln/spec/optimizer_spec.h"
 #include "tests/support/error_testing.h"
 #include "tests/support/train_testing.h"

@@ -1,4 +1,4 @@
-#include "kiln/training/step_profiler.h"
+#include "kiln/monitor/step_profiler.h"
 
 namespace kiln {
 

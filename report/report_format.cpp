@@ -1,4 +1,4 @@
-#include "kiln/training/report_format.h"
+#include "kiln/report/report_format.h"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-// svg_line_chart and svg_stacked_bars (io/svg_chart.h): one fixed layout (plot area, axes with
+// svg_line_chart and svg_stacked_bars (report/svg_chart.h): one fixed layout (plot area, axes with
 // about five round ticks, a legend on the right), colours from one palette in series order.
-#include "kiln/io/svg_chart.h"
+#include "kiln/report/svg_chart.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kiln/io/html.h"
+#include "kiln/report/html.h"
 
 namespace kiln {
 

@@ -1,5 +1,5 @@
-// epoch_scalars (training/epoch_scalars.h).
-#include "kiln/training/epoch_scalars.h"
+// epoch_scalars (report/epoch_scalars.h).
+#include "kiln/report/epoch_scalars.h"
 
 #include <cmath>
 #include <string>

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "kiln/data/loader_tuning.h"
-#include "kiln/training/cpu_competition.h"
-#include "kiln/training/step_profiler.h"
+#include "kiln/monitor/cpu_competition.h"
+#include "kiln/monitor/step_profiler.h"
 
 namespace kiln {
 

@@ -1,14 +1,14 @@
-// NVML (training/nvml.h), and the process's CPU time through getrusage. The device's PCI bus id
+// NVML (monitor/nvml.h), and the process's CPU time through getrusage. The device's PCI bus id
 // comes from the CUDA device runtime (core/device_runtime.h); without one there is nothing to
 // sample.
-#include "kiln/training/gpu_monitor.h"
+#include "kiln/monitor/gpu_monitor.h"
 
 #include <sys/resource.h>
 
 #include <chrono>
 
 #include "kiln/core/device_runtime.h"
-#include "kiln/training/nvml.h"
+#include "kiln/monitor/nvml.h"
 
 namespace kiln {
 
