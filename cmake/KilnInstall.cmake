@@ -4,7 +4,7 @@
 # the CUDA libraries where it was linked against them.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS kiln EXPORT kilnTargets
+install(TARGETS ${kiln_INSTALLED_TARGETS} EXPORT kilnTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}

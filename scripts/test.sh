@@ -2,7 +2,8 @@
 # README's second command, and what CI runs (.ci/run). Installs what is missing, then:
 #   1. build/      Release, CUDA backend compiled in whenever the toolkit is at /usr/local/cuda;
 #                  ctest runs every label (cpu, gpu, install); GPU tests skip visibly without a GPU.
-#   2. build-asan/ Debug with AddressSanitizer + UBSan, CPU only; ctest -L cpu on the reference
+#   2. build-asan/ Debug with AddressSanitizer + UBSan, CPU only, kiln as a static archive (the
+#                  build that would drop self-registering kernels); ctest -L cpu on the reference
 #                  CPU path (KILN_CPU_COMPUTE=reference), so both CPU paths pass the whole suite:
 #                  phase 1 ran it on oneDNN, and the oneDNN parity tests run here too (they pick
 #                  each path themselves). The library is built -O1 -g1 (line tables only: ASan's
@@ -71,7 +72,8 @@ phase "ctest (all labels)" \
 
 phase "build (ASan+UBSan)" bash -c "
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug '-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1' \
-        -DKILN_CUDA=OFF -DKILN_SANITIZE=ON -DKILN_BUILD_BENCHMARKS=OFF -DKILN_BUILD_APPS=OFF &&
+        -DKILN_CUDA=OFF -DKILN_SANITIZE=ON -DKILN_BUILD_BENCHMARKS=OFF -DKILN_BUILD_APPS=OFF \
+        -DBUILD_SHARED_LIBS=OFF &&
   cmake --build build-asan -j$jobs" || exit 1
 phase "ctest -L cpu (ASan, reference CPU path)" \
   env KILN_CPU_COMPUTE=reference ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
