@@ -1,5 +1,5 @@
 // Operand checks that name both operands, shared by the ops' check() (core/ops/), and
-// prepare_cuda, which a CUDA kernel calls for its stream.
+// prepare_cuda, which a CUDA kernel calls for its stream (on_stream does it for a launch).
 #pragma once
 
 #include <initializer_list>
@@ -26,3 +26,11 @@ void check_shape(const char* op, Operand operand, const Shape& expected);
 cudaStream_t prepare_cuda(Device device);
 
 }  // namespace kiln::detail
+
+namespace kiln {
+// A CUDA kernel that is a launch on the op's record, `void f(const rec::X&, cudaStream_t)`,
+// registers as on_stream<f>: it runs on the current stream of the op's device.
+template <auto Launch, typename Op> void on_stream(Op& op) {
+  Launch(op.record, detail::prepare_cuda(op.device()));
+}
+}  // namespace kiln

@@ -1,7 +1,8 @@
 // The op table: each op (core/ops/<stem>.h) is a struct of its operands and attributes with a
-// check(); backends register a kernel for it from their own files (core/cpu/<stem>.cpp, the
-// oneDNN folder, core/cuda/<stem>.cpp), and run() checks the operands and picks the kernel by the
-// operands' device and, on the CPU, cpu_compute(). A build without CUDA registers no CUDA kernel.
+// check() that fills its record (core/ops/<stem>_record.h); backends register a kernel for it
+// from their own files (core/cpu/<stem>.cpp, the oneDNN folder, core/cuda/<stem>.cpp), and run()
+// checks the operands and picks the kernel by the operands' device and, on the CPU,
+// cpu_compute(). A build without CUDA registers no CUDA kernel.
 #pragma once
 
 #include <string>
@@ -46,6 +47,10 @@ template <typename Op> struct OpKernels {
   static inline Kernel kernel[kBackendCount] = {};
   static inline Supports supports[kBackendCount] = {};
 };
+
+// A kernel that is a body on the op's record (check() fills `op.record`): a CPU body
+// `void f(const rec::X&)` registers as on_record<f>, a CUDA launch as on_stream<f> (dispatch.h).
+template <auto Body, typename Op> void on_record(Op& op) { Body(op.record); }
 
 // A static object of this type in a backend's file registers its kernel at load time.
 template <typename Op> struct RegisterKernel {

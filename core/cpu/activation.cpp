@@ -60,8 +60,12 @@ void gelu_tanh_backward(Index n, const float* x, const float* dy, float* dx) {
 
 }  // namespace
 
-void activation_forward(Activation f, Index n, const float* x, float* y, float alpha) {
-  switch (f) {
+void activation_forward(const rec::ActivationForward& o) {
+  const Index n = o.n;
+  const float* x = o.x;
+  float* y = o.y;
+  const float alpha = o.alpha;
+  switch (o.f) {
     case Activation::relu:
       // "x < 0 ? 0 : x" rather than "x > 0 ? x : 0" lets a NaN through, so it is not hidden.
       return for_each_index(n, [=](Index i) { y[i] = x[i] < 0.0f ? 0.0f : x[i]; });
@@ -77,9 +81,12 @@ void activation_forward(Activation f, Index n, const float* x, float* y, float a
   }
 }
 
-void activation_backward(Activation f, Index n, const float* x, const float* y, const float* dy,
-                         float* dx, float alpha) {
-  switch (f) {
+void activation_backward(const rec::ActivationBackward& o) {
+  const Index n = o.n;
+  const float *x = o.x, *y = o.y, *dy = o.dy;
+  float* dx = o.dx;
+  const float alpha = o.alpha;
+  switch (o.f) {
     case Activation::relu:
       // dy is read unconditionally: a load under the condition would keep GCC from vectorising.
       return for_each_index(n, [=](Index i) {
@@ -104,17 +111,10 @@ void activation_backward(Activation f, Index n, const float* x, const float* y, 
 
 namespace {
 
-void forward_kernel(op::ActivationForward& o) {
-  activation_forward(o.f, o.x.numel(), o.x.data<float>(), o.y.data<float>(), o.alpha);
-}
-void backward_kernel(op::ActivationBackward& o) {
-  activation_backward(o.f, o.x.numel(), o.x.data<float>(), o.y.data<float>(), o.dy.data<float>(),
-                      o.dx.data<float>(), o.alpha);
-}
-
-const RegisterKernel<op::ActivationForward> kForward(Backend::reference, forward_kernel, "fp32",
-                                                     "kiln");
-const RegisterKernel<op::ActivationBackward> kBackward(Backend::reference, backward_kernel, "fp32",
+const RegisterKernel<op::ActivationForward> kForward(Backend::reference,
+                                                     on_record<activation_forward>, "fp32", "kiln");
+const RegisterKernel<op::ActivationBackward> kBackward(Backend::reference,
+                                                       on_record<activation_backward>, "fp32",
                                                        "kiln");
 
 }  // namespace

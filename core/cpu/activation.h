@@ -3,12 +3,11 @@
 #pragma once
 
 #include "kiln/core/cpu/backend.h"
-#include "kiln/core/op_kinds.h"
+#include "kiln/core/ops/activation_record.h"
 
 namespace kiln::cpu {
 
-void activation_forward(Activation f, Index n, const float* x, float* y, float alpha);
-void activation_backward(Activation f, Index n, const float* x, const float* y, const float* dy,
-                         float* dx, float alpha);
+void activation_forward(const rec::ActivationForward& o);
+void activation_backward(const rec::ActivationBackward& o);
 
 }  // namespace kiln::cpu

@@ -13,7 +13,10 @@ namespace {
 constexpr Index kColumnBlock = 64;  // columns per task: its double sums stay in registers/L1
 }  // namespace
 
-void bias_add(Index rows, Index cols, const float* bias, float* y) {
+void bias_add(const rec::BiasAdd& o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* bias = o.bias;
+  float* y = o.y;
 #pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
   for (Index r = 0; r < rows; ++r) {
     float* row = y + r * cols;
@@ -21,7 +24,10 @@ void bias_add(Index rows, Index cols, const float* bias, float* y) {
   }
 }
 
-void bias_grad(Index rows, Index cols, const float* dy, float* dbias) {
+void bias_grad(const rec::BiasGrad& o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* dy = o.dy;
+  float* dbias = o.dbias;
   // Threads split the columns, each walking every row for its block: no two threads write the
   // same dbias entry, and each reads dy row by row within the block.
 #pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
@@ -39,13 +45,8 @@ void bias_grad(Index rows, Index cols, const float* dy, float* dbias) {
 
 namespace {
 
-void add_kernel(op::BiasAdd& o) { bias_add(o.rows, o.cols, o.bias.data<float>(), o.y.data<float>()); }
-void grad_kernel(op::BiasGrad& o) {
-  bias_grad(o.rows, o.cols, o.dy.data<float>(), o.dbias.data<float>());
-}
-
-const RegisterKernel<op::BiasAdd> kAdd(Backend::reference, add_kernel, "fp32", "kiln");
-const RegisterKernel<op::BiasGrad> kGrad(Backend::reference, grad_kernel, "fp32", "kiln");
+const RegisterKernel<op::BiasAdd> kAdd(Backend::reference, on_record<bias_add>, "fp32", "kiln");
+const RegisterKernel<op::BiasGrad> kGrad(Backend::reference, on_record<bias_grad>, "fp32", "kiln");
 
 }  // namespace
 

@@ -3,11 +3,12 @@
 #pragma once
 
 #include "kiln/core/cpu/backend.h"
+#include "kiln/core/ops/bias_record.h"
 
 namespace kiln::cpu {
 
 // y (rows, cols) += bias (cols); dbias (cols) += column sums of dy (rows, cols).
-void bias_add(Index rows, Index cols, const float* bias, float* y);
-void bias_grad(Index rows, Index cols, const float* dy, float* dbias);
+void bias_add(const rec::BiasAdd& o);
+void bias_grad(const rec::BiasGrad& o);
 
 }  // namespace kiln::cpu

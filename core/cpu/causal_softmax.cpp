@@ -15,7 +15,11 @@ namespace kiln::cpu {
 
 namespace {
 
-void forward(Index rows, Index t, const float* x, float* y, float scale) {
+void forward(const rec::CausalSoftmaxForward& o) {
+  const Index rows = o.rows, t = o.t;
+  const float* x = o.x;
+  float* y = o.y;
+  const float scale = o.scale;
 #pragma omp parallel for if (rows * t > kParallelMin) schedule(static)
   for (Index r = 0; r < rows; ++r) {
     const Index seen = r % t + 1;  // columns 0 .. i
@@ -34,7 +38,11 @@ void forward(Index rows, Index t, const float* x, float* y, float scale) {
   }
 }
 
-void backward(Index rows, Index t, const float* y, const float* dy, float* dx, float scale) {
+void backward(const rec::CausalSoftmaxBackward& o) {
+  const Index rows = o.rows, t = o.t;
+  const float *y = o.y, *dy = o.dy;
+  float* dx = o.dx;
+  const float scale = o.scale;
 #pragma omp parallel for if (rows * t > kParallelMin) schedule(static)
   for (Index r = 0; r < rows; ++r) {
     const Index seen = r % t + 1;
@@ -49,16 +57,9 @@ void backward(Index rows, Index t, const float* y, const float* dy, float* dx, f
   }
 }
 
-void forward_kernel(op::CausalSoftmaxForward& o) {
-  forward(o.rows, o.t, o.x.data<float>(), o.y.data<float>(), o.scale);
-}
-void backward_kernel(op::CausalSoftmaxBackward& o) {
-  backward(o.rows, o.t, o.y.data<float>(), o.dy.data<float>(), o.dx.data<float>(), o.scale);
-}
-
-const RegisterKernel<op::CausalSoftmaxForward> kForward(Backend::reference, forward_kernel, "fp32",
-                                                        "kiln");
-const RegisterKernel<op::CausalSoftmaxBackward> kBackward(Backend::reference, backward_kernel,
+const RegisterKernel<op::CausalSoftmaxForward> kForward(Backend::reference, on_record<forward>,
+                                                        "fp32", "kiln");
+const RegisterKernel<op::CausalSoftmaxBackward> kBackward(Backend::reference, on_record<backward>,
                                                           "fp32", "kiln");
 
 }  // namespace

@@ -13,8 +13,10 @@ namespace kiln::cpu {
 
 namespace {
 
-void forward(Index rows, Index cols, const float* x, const float* gamma, const float* beta,
-             float eps, float* y, float* save_mean, float* save_invstd) {
+void forward(const rec::LayerNormForward& o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
+  float *save_mean = o.save_mean, *save_invstd = o.save_invstd;
 #pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
   for (Index r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;
@@ -28,17 +30,18 @@ void forward(Index rows, Index cols, const float* x, const float* gamma, const f
     }
     const double var = squares / static_cast<double>(cols);
     const float mean_f = static_cast<float>(mean);
-    const float invstd = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
+    const float invstd = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(o.eps)));
     save_mean[r] = mean_f;
     save_invstd[r] = invstd;
-    float* yr = y + r * cols;
+    float* yr = o.y + r * cols;
     for (Index c = 0; c < cols; ++c) yr[c] = std::fma((xr[c] - mean_f) * invstd, gamma[c], beta[c]);
   }
 }
 
-void backward(Index rows, Index cols, const float* dy, const float* x, const float* gamma,
-              const float* save_mean, const float* save_invstd, float* dx, float* dgamma,
-              float* dbeta) {
+void backward(const rec::LayerNormBackward& o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float *dy = o.dy, *x = o.x, *gamma = o.gamma;
+  const float *save_mean = o.save_mean, *save_invstd = o.save_invstd;
   const auto n = static_cast<double>(cols);
 #pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
   for (Index r = 0; r < rows; ++r) {
@@ -52,7 +55,7 @@ void backward(Index rows, Index cols, const float* dy, const float* x, const flo
       sum_gx += static_cast<double>(g) * ((xr[c] - mean) * invstd);
     }
     const auto mean_g = static_cast<float>(sum_g / n), mean_gx = static_cast<float>(sum_gx / n);
-    float* dxr = dx + r * cols;
+    float* dxr = o.dx + r * cols;
     for (Index c = 0; c < cols; ++c) {
       const float xhat = (xr[c] - mean) * invstd;
       // g rounded once (an fma with 0 is never contracted into the subtraction after it), so
@@ -70,25 +73,15 @@ void backward(Index rows, Index cols, const float* dy, const float* x, const flo
       sum_dyx += static_cast<double>(dy[r * cols + c]) * xhat;
       sum_dy += dy[r * cols + c];
     }
-    dgamma[c] += static_cast<float>(sum_dyx);
-    dbeta[c] += static_cast<float>(sum_dy);
+    o.dgamma[c] += static_cast<float>(sum_dyx);
+    o.dbeta[c] += static_cast<float>(sum_dy);
   }
 }
 
-void forward_kernel(op::LayerNormForward& o) {
-  forward(o.rows, o.cols, o.x.data<float>(), o.gamma.data<float>(), o.beta.data<float>(), o.eps,
-          o.y.data<float>(), o.save_mean.data<float>(), o.save_invstd.data<float>());
-}
-void backward_kernel(op::LayerNormBackward& o) {
-  backward(o.rows, o.cols, o.dy.data<float>(), o.x.data<float>(), o.gamma.data<float>(),
-           o.save_mean.data<float>(), o.save_invstd.data<float>(), o.dx.data<float>(),
-           o.dgamma.data<float>(), o.dbeta.data<float>());
-}
-
-const RegisterKernel<op::LayerNormForward> kForward(Backend::reference, forward_kernel, "fp32",
+const RegisterKernel<op::LayerNormForward> kForward(Backend::reference, on_record<forward>, "fp32",
                                                     "kiln");
-const RegisterKernel<op::LayerNormBackward> kBackward(Backend::reference, backward_kernel, "fp32",
-                                                      "kiln");
+const RegisterKernel<op::LayerNormBackward> kBackward(Backend::reference, on_record<backward>,
+                                                      "fp32", "kiln");
 
 }  // namespace
 

@@ -16,34 +16,38 @@ namespace kiln::cpu {
 
 namespace {
 // oneDNN refuses empty matrices; those (nothing to multiply) take the reference path.
-bool use_onednn(Index n, Index in, Index out) { return onednn::active() && n > 0 && in > 0 && out > 0; }
+bool use_onednn(Index n, Index in, Index out) {
+  return onednn::active() && n > 0 && in > 0 && out > 0;
+}
 }  // namespace
 
 void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
                     const std::uint16_t* w_bf16, const float* bias, bool relu, float* y) {
-  if (use_onednn(n, in, out)) return onednn::linear_forward(n, in, out, x, w, w_bf16, bias, relu, y, bf16_products());
+  if (use_onednn(n, in, out))
+    return onednn::linear_forward(n, in, out, x, w, w_bf16, bias, relu, y, bf16_products());
   if (bias != nullptr) {
 #pragma omp parallel for if (n * out > kParallelMin) schedule(static)
     for (Index r = 0; r < n; ++r) std::copy(bias, bias + out, y + r * out);
   }
   gemm(false, true, n, out, in, 1.0f, x, w, bias != nullptr ? 1.0f : 0.0f, y);
-  if (relu) activation_forward(Activation::relu, n * out, y, y, 0.0f);
+  if (relu) activation_forward({Activation::relu, n * out, y, y, 0.0f});
 }
 
 // The reference: the ReLU's mask, the two products and the bias gradient one after another
 // (cpu::gemm rounds its inputs under bf16; the copy w_bf16 is not needed for that).
 void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
-                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias, float* dx,
-                     float* dpre) {
+                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias,
+                     float* dx, float* dpre) {
   if (use_onednn(n, in, out))
-    return onednn::linear_backward(n, in, out, dy, x, w, w_bf16, y_relu, dw, dbias, dx, dpre, bf16_products());
+    return onednn::linear_backward(n, in, out, dy, x, w, w_bf16, y_relu, dw, dbias, dx, dpre,
+                                   bf16_products());
   const float* g = dy;
   if (y_relu != nullptr) {
-    activation_backward(Activation::relu, n * out, y_relu, y_relu, dy, dpre, 0.0f);
+    activation_backward({Activation::relu, n * out, y_relu, y_relu, dy, dpre, 0.0f});
     g = dpre;
   }
   gemm(true, false, out, in, n, 1.0f, g, x, 1.0f, dw);
-  if (dbias != nullptr) bias_grad(n, out, g, dbias);
+  if (dbias != nullptr) bias_grad({n, out, g, dbias});
   if (dx != nullptr) gemm(false, false, n, in, out, 1.0f, g, w, 0.0f, dx);
 }
 
@@ -64,8 +68,8 @@ void backward_kernel(op::LinearBackward& o) {
 
 const RegisterKernel<op::LinearForward> kForward(Backend::reference, forward_kernel, "fp32 bf16",
                                                  reference_gemm_name());
-const RegisterKernel<op::LinearBackward> kBackward(Backend::reference, backward_kernel,
-                                                   "fp32 bf16", reference_gemm_name());
+const RegisterKernel<op::LinearBackward> kBackward(Backend::reference, backward_kernel, "fp32 bf16",
+                                                   reference_gemm_name());
 
 }  // namespace
 

@@ -1,11 +1,14 @@
 // count_correct on the CPU: a row counts when its first maximum sits at the label.
-#include "kiln/core/cpu/backend.h"
 #include "kiln/core/ops/metrics.h"
+#include "kiln/core/cpu/backend.h"
 
 namespace kiln::cpu {
 
-void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
-                   std::int32_t* correct) {
+void count_correct(const rec::CountCorrect& o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* logits = o.logits;
+  const std::int32_t* labels = o.labels;
+  std::int32_t* correct = o.correct;
   Index hits = 0;
   for (Index r = 0; r < rows; ++r) {
     const float* row = logits + r * cols;
@@ -19,12 +22,7 @@ void count_correct(Index rows, Index cols, const float* logits, const std::int32
 
 namespace {
 
-void count_correct_kernel(op::CountCorrect& o) {
-  count_correct(o.logits.size(0), o.logits.size(1), o.logits.data<float>(),
-                o.labels.data<std::int32_t>(), o.correct.data<std::int32_t>());
-}
-
-const RegisterKernel<op::CountCorrect> kCountCorrect(Backend::reference, count_correct_kernel,
+const RegisterKernel<op::CountCorrect> kCountCorrect(Backend::reference, on_record<count_correct>,
                                                      "fp32", "kiln");
 
 }  // namespace

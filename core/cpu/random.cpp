@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "kiln/core/cpu/backend.h"
-#include "kiln/core/ops/random.h"
 #include "kiln/core/cpu/parallel_loop.h"
+#include "kiln/core/ops/random.h"
 #include "kiln/core/philox.h"
 
 namespace kiln::cpu {
@@ -19,7 +19,11 @@ constexpr float kTwoToMinus24 = 1.0f / 16777216.0f;
 
 // x_i = low + (high - low) * u, u = to_unit(word.x) in [0, 1). Written as an explicit fma so
 // that neither compiler's choice to contract (or not) can change the last bit.
-void uniform(Index n, std::uint64_t seed, std::uint64_t offset, float low, float high, float* x) {
+void uniform(const rec::Uniform& o) {
+  const Index n = o.n;
+  const std::uint64_t seed = o.seed, offset = o.offset;
+  const float low = o.low, high = o.high;
+  float* x = o.x;
   const float width = high - low;
 #pragma omp parallel for if (n > kParallelMin) schedule(static)
   for (Index i = 0; i < n; ++i) {
@@ -31,7 +35,11 @@ void uniform(Index n, std::uint64_t seed, std::uint64_t offset, float low, float
 // Box-Muller on two words of one draw: u1 = (top 24 bits of x + 1) * 2^-24 lies in (0, 1], so
 // log(u1) is finite; u2 = to_unit(word.y) in [0, 1); z = sqrt(-2 log u1) cos(2 pi u2);
 // x_i = mean + stddev * z (again an explicit fma). All in float32, as on the GPU.
-void normal(Index n, std::uint64_t seed, std::uint64_t offset, float mean, float stddev, float* x) {
+void normal(const rec::Normal& o) {
+  const Index n = o.n;
+  const std::uint64_t seed = o.seed, offset = o.offset;
+  const float mean = o.mean, stddev = o.stddev;
+  float* x = o.x;
 #pragma omp parallel for if (n > kParallelMin) schedule(static)
   for (Index i = 0; i < n; ++i) {
     const philox::Uint4 word = philox::draw(seed, offset + static_cast<std::uint64_t>(i));
@@ -45,15 +53,8 @@ void normal(Index n, std::uint64_t seed, std::uint64_t offset, float mean, float
 
 namespace {
 
-void uniform_kernel(op::Uniform& o) {
-  uniform(o.x.numel(), o.gen.seed(), o.offset, o.low, o.high, o.x.data<float>());
-}
-void normal_kernel(op::Normal& o) {
-  normal(o.x.numel(), o.gen.seed(), o.offset, o.mean, o.stddev, o.x.data<float>());
-}
-
-const RegisterKernel<op::Uniform> kUniform(Backend::reference, uniform_kernel, "fp32", "kiln");
-const RegisterKernel<op::Normal> kNormal(Backend::reference, normal_kernel, "fp32", "kiln");
+const RegisterKernel<op::Uniform> kUniform(Backend::reference, on_record<uniform>, "fp32", "kiln");
+const RegisterKernel<op::Normal> kNormal(Backend::reference, on_record<normal>, "fp32", "kiln");
 
 }  // namespace
 

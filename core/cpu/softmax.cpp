@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kiln/core/cpu/backend.h"
+#include "kiln/core/error.h"
 #include "kiln/core/ops/softmax.h"
 
 namespace kiln::cpu {
@@ -25,7 +26,11 @@ double log_sum_exp(Index cols, const float* row) {
 
 }  // namespace
 
-void softmax(Index rows, Index cols, const float* x, float* y, bool log) {
+void softmax(const rec::Softmax& o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* x = o.x;
+  float* y = o.y;
+  const bool log = o.log;
 #pragma omp parallel for if (rows * cols > kParallelMin) schedule(static)
   for (Index r = 0; r < rows; ++r) {
     const float* in = x + r * cols;
@@ -38,13 +43,18 @@ void softmax(Index rows, Index cols, const float* x, float* y, bool log) {
   }
 }
 
-Index softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
-                                    const std::int32_t* labels, float label_smoothing, float* probs,
-                                    float* losses, std::int32_t ignore_index, float* counted) {
+void softmax_cross_entropy_forward(const rec::SoftmaxCrossEntropyForward& o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* logits = o.logits;
+  const std::int32_t* labels = o.labels;
+  const float label_smoothing = o.label_smoothing;
+  float *probs = o.probs, *losses = o.losses, *counted = o.counted;
+  const std::int32_t ignore_index = o.ignore_index;
   // All labels are checked before anything is written, so a bad batch leaves the outputs as
   // they were.
   for (Index r = 0; r < rows; ++r)
-    if (labels[r] != ignore_index && (labels[r] < 0 || labels[r] >= cols)) return r;
+    KILN_CHECK(labels[r] == ignore_index || (labels[r] >= 0 && labels[r] < cols),
+               "labels must be in [0, {}): found {} at sample {} of the batch", cols, labels[r], r);
 
   // target_c = (1 - eps) [c == label] + eps / C, so
   // loss = -sum_c target_c log p_c = (1 - eps) (lse - x_label) + eps / C * sum_c (lse - x_c).
@@ -70,12 +80,16 @@ Index softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
     if (eps != 0.0) loss += eps / static_cast<double>(cols) * sum_neg_log_p;
     losses[r] = static_cast<float>(loss);
   }
-  return -1;
 }
 
-void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
-                                    const std::int32_t* labels, float grad_scale,
-                                    float label_smoothing, float* dlogits, std::int32_t ignore_index) {
+void softmax_cross_entropy_backward(const rec::SoftmaxCrossEntropyBackward& o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* probs = o.probs;
+  const std::int32_t* labels = o.labels;
+  const float grad_scale = o.divisor != nullptr ? o.grad_scale / o.divisor[0] : o.grad_scale;
+  const float label_smoothing = o.label_smoothing;
+  float* dlogits = o.dlogits;
+  const std::int32_t ignore_index = o.ignore_index;
   const float off_target = label_smoothing / static_cast<float>(cols);
   const float on_target = 1.0f - label_smoothing + off_target;
   // "=": dlogits is overwritten. The label is compared, never used as an index, so an invalid
@@ -95,40 +109,13 @@ void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
 
 namespace {
 
-template <bool kLog>
-void softmax_kernel(op::SoftmaxOf<kLog>& o) {
-  const Tensor& x = o.x;  // named: o's type depends on kLog, its tensors' do not
-  Tensor& y = o.y;
-  softmax(o.rows, o.cols, x.data<float>(), y.data<float>(), kLog);
-}
-
-void cross_entropy_forward_kernel(op::SoftmaxCrossEntropyForward& o) {
-  const Index rows = o.logits.size(0), cols = o.logits.size(1);
-  const Index bad = softmax_cross_entropy_forward(rows, cols, o.logits.data<float>(),
-                                                  o.labels.data<std::int32_t>(), o.label_smoothing,
-                                                  o.probs.data<float>(), o.losses.data<float>(), o.ignore_index,
-                                                  o.counted ? o.counted->data<float>() : nullptr);
-  KILN_CHECK(bad < 0, "labels must be in [0, {}): found {} at sample {} of the batch", cols,
-             bad < 0 ? 0 : o.labels.data<std::int32_t>()[bad], bad);
-}
-
-void cross_entropy_backward_kernel(op::SoftmaxCrossEntropyBackward& o) {
-  const float grad_scale = o.divisor ? o.grad_scale / o.divisor->data<float>()[0] : o.grad_scale;
-  softmax_cross_entropy_backward(o.probs.size(0), o.probs.size(1), o.probs.data<float>(),
-                                 o.labels.data<std::int32_t>(), grad_scale, o.label_smoothing,
-                                 o.dlogits.data<float>(), o.ignore_index);
-}
-
-const RegisterKernel<op::Softmax> kSoftmax(Backend::reference, softmax_kernel<false>, "fp32",
-                                           "kiln");
-const RegisterKernel<op::LogSoftmax> kLogSoftmax(Backend::reference, softmax_kernel<true>, "fp32",
+const RegisterKernel<op::Softmax> kSoftmax(Backend::reference, on_record<softmax>, "fp32", "kiln");
+const RegisterKernel<op::LogSoftmax> kLogSoftmax(Backend::reference, on_record<softmax>, "fp32",
                                                  "kiln");
-const RegisterKernel<op::SoftmaxCrossEntropyForward> kForward(Backend::reference,
-                                                              cross_entropy_forward_kernel, "fp32",
-                                                              "kiln");
-const RegisterKernel<op::SoftmaxCrossEntropyBackward> kBackward(Backend::reference,
-                                                                cross_entropy_backward_kernel,
-                                                                "fp32", "kiln");
+const RegisterKernel<op::SoftmaxCrossEntropyForward> kForward(
+    Backend::reference, on_record<softmax_cross_entropy_forward>, "fp32", "kiln");
+const RegisterKernel<op::SoftmaxCrossEntropyBackward> kBackward(
+    Backend::reference, on_record<softmax_cross_entropy_backward>, "fp32", "kiln");
 
 }  // namespace
 

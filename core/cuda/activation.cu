@@ -4,8 +4,8 @@
 // sigmoid and tanh differentiate through y, ReLU/LeakyReLU/GELU through x. dx may alias dy (each
 // element is read before it is written), so no pointer is __restrict__.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/activation.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/ops/activation_record.h"
 
 namespace kiln::cuda {
 
@@ -49,64 +49,47 @@ __device__ __forceinline__ float backward_of(float x, float y, float dy, float a
   }
 }
 
-template <Activation F>
-__global__ void forward_kernel(Index n, const float* x, float* y, float alpha) {
-  for (Index i = detail::grid_start(); i < n; i += detail::grid_stride())
-    y[i] = forward_of<F>(x[i], alpha);
+template <Activation F> __global__ void forward_kernel(rec::ActivationForward o) {
+  for (Index i = detail::grid_start(); i < o.n; i += detail::grid_stride())
+    o.y[i] = forward_of<F>(o.x[i], o.alpha);
 }
 
-template <Activation F>
-__global__ void backward_kernel(Index n, const float* x, const float* y, const float* dy, float* dx,
-                                float alpha) {
-  for (Index i = detail::grid_start(); i < n; i += detail::grid_stride())
-    dx[i] = backward_of<F>(x[i], y[i], dy[i], alpha);
+template <Activation F> __global__ void backward_kernel(rec::ActivationBackward o) {
+  for (Index i = detail::grid_start(); i < o.n; i += detail::grid_stride())
+    o.dx[i] = backward_of<F>(o.x[i], o.y[i], o.dy[i], o.alpha);
 }
 
-// One instantiation per activation, so the kernels carry no per-element switch.
-template <Activation F>
-void launch_forward(Index n, const float* x, float* y, float alpha, cudaStream_t stream) {
-  forward_kernel<F><<<detail::blocks_for(n), detail::kThreads, 0, stream>>>(n, x, y, alpha);
-  KILN_CUDA_CHECK_LAUNCH();
-}
-
-template <Activation F>
-void launch_backward(Index n, const float* x, const float* y, const float* dy, float* dx,
-                     float alpha, cudaStream_t stream) {
-  backward_kernel<F>
-      <<<detail::blocks_for(n), detail::kThreads, 0, stream>>>(n, x, y, dy, dx, alpha);
+template <typename Record>
+void launch(void (*kernel)(Record), const Record& o, cudaStream_t stream) {
+  if (o.n == 0) return;
+  kernel<<<detail::blocks_for(o.n), detail::kThreads, 0, stream>>>(o);
   KILN_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void activation_forward(Activation f, Index n, const float* x, float* y, float alpha,
-                        cudaStream_t stream) {
-  if (n == 0) return;
-  switch (f) {
-    case Activation::relu: return launch_forward<Activation::relu>(n, x, y, alpha, stream);
-    case Activation::leaky_relu:
-      return launch_forward<Activation::leaky_relu>(n, x, y, alpha, stream);
-    case Activation::sigmoid: return launch_forward<Activation::sigmoid>(n, x, y, alpha, stream);
-    case Activation::tanh: return launch_forward<Activation::tanh>(n, x, y, alpha, stream);
-    case Activation::gelu: return launch_forward<Activation::gelu>(n, x, y, alpha, stream);
-    case Activation::gelu_tanh:
-      return launch_forward<Activation::gelu_tanh>(n, x, y, alpha, stream);
+// One instantiation per activation, so the kernels carry no per-element switch.
+void activation_forward(const rec::ActivationForward& o, cudaStream_t stream) {
+  using A = Activation;
+  switch (o.f) {
+    case A::relu: return launch(forward_kernel<A::relu>, o, stream);
+    case A::leaky_relu: return launch(forward_kernel<A::leaky_relu>, o, stream);
+    case A::sigmoid: return launch(forward_kernel<A::sigmoid>, o, stream);
+    case A::tanh: return launch(forward_kernel<A::tanh>, o, stream);
+    case A::gelu: return launch(forward_kernel<A::gelu>, o, stream);
+    case A::gelu_tanh: return launch(forward_kernel<A::gelu_tanh>, o, stream);
   }
 }
 
-void activation_backward(Activation f, Index n, const float* x, const float* y, const float* dy,
-                         float* dx, float alpha, cudaStream_t stream) {
-  if (n == 0) return;
-  switch (f) {
-    case Activation::relu: return launch_backward<Activation::relu>(n, x, y, dy, dx, alpha, stream);
-    case Activation::leaky_relu:
-      return launch_backward<Activation::leaky_relu>(n, x, y, dy, dx, alpha, stream);
-    case Activation::sigmoid:
-      return launch_backward<Activation::sigmoid>(n, x, y, dy, dx, alpha, stream);
-    case Activation::tanh: return launch_backward<Activation::tanh>(n, x, y, dy, dx, alpha, stream);
-    case Activation::gelu: return launch_backward<Activation::gelu>(n, x, y, dy, dx, alpha, stream);
-    case Activation::gelu_tanh:
-      return launch_backward<Activation::gelu_tanh>(n, x, y, dy, dx, alpha, stream);
+void activation_backward(const rec::ActivationBackward& o, cudaStream_t stream) {
+  using A = Activation;
+  switch (o.f) {
+    case A::relu: return launch(backward_kernel<A::relu>, o, stream);
+    case A::leaky_relu: return launch(backward_kernel<A::leaky_relu>, o, stream);
+    case A::sigmoid: return launch(backward_kernel<A::sigmoid>, o, stream);
+    case A::tanh: return launch(backward_kernel<A::tanh>, o, stream);
+    case A::gelu: return launch(backward_kernel<A::gelu>, o, stream);
+    case A::gelu_tanh: return launch(backward_kernel<A::gelu_tanh>, o, stream);
   }
 }
 

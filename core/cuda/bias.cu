@@ -2,8 +2,8 @@
 // dbias += column sums of dy. The column sums run in double in a fixed tree order (no atomics),
 // so they match the CPU's double sums closely and give the same bits on every run.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/bias.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/ops/bias_record.h"
 
 namespace kiln::cuda {
 
@@ -37,19 +37,19 @@ __global__ void bias_grad_kernel(Index rows, Index cols, const float* dy, float*
 
 }  // namespace
 
-void bias_add(Index rows, Index cols, const float* bias, float* y, cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return;
-  bias_add_kernel<<<detail::blocks_for(rows * cols), detail::kThreads, 0, stream>>>(rows, cols,
-                                                                                    bias, y);
+void bias_add(const rec::BiasAdd& o, cudaStream_t stream) {
+  if (o.rows == 0 || o.cols == 0) return;
+  bias_add_kernel<<<detail::blocks_for(o.rows * o.cols), detail::kThreads, 0, stream>>>(
+      o.rows, o.cols, o.bias, o.y);
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void bias_grad(Index rows, Index cols, const float* dy, float* dbias, cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return;
-  const detail::ColumnTile tile = detail::column_tile(cols);
-  const Index blocks = (cols + tile.tx - 1) / tile.tx;  // cols <= 2^31 * 32: within grid.x
+void bias_grad(const rec::BiasGrad& o, cudaStream_t stream) {
+  if (o.rows == 0 || o.cols == 0) return;
+  const detail::ColumnTile tile = detail::column_tile(o.cols);
+  const Index blocks = (o.cols + tile.tx - 1) / tile.tx;  // cols <= 2^31 * 32: within grid.x
   bias_grad_kernel<<<static_cast<unsigned int>(blocks), dim3(tile.tx, tile.ty), 0, stream>>>(
-      rows, cols, dy, dbias);
+      o.rows, o.cols, o.dy, o.dbias);
   KILN_CUDA_CHECK_LAUNCH();
 }
 

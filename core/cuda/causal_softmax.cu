@@ -6,9 +6,9 @@
 // rounding, the op harness's reduction tolerance (1e-4 relative), not bit for bit; backward is
 // the CPU's expression, its dot product summed in another order. The warps need no barrier, so
 // each loops over its rows on its own.
-#include "kiln/core/cuda/causal_softmax.h"
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/ops/causal_softmax_record.h"
 
 namespace kiln::cuda {
 
@@ -69,16 +69,22 @@ __global__ void backward_kernel(Index rows, Index t, const float* y, const float
 
 }  // namespace
 
-void causal_softmax_forward(Index rows, Index t, const float* x, float* y, float scale,
-                            cudaStream_t stream) {
+void causal_softmax_forward(const rec::CausalSoftmaxForward& o, cudaStream_t stream) {
+  const Index rows = o.rows, t = o.t;
+  const float* x = o.x;
+  float* y = o.y;
+  const float scale = o.scale;
   if (rows == 0) return;
   forward_kernel<<<detail::blocks_for(rows, kRowsPerBlock), kThreads, 0, stream>>>(rows, t, x, y,
                                                                                    scale);
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void causal_softmax_backward(Index rows, Index t, const float* y, const float* dy, float* dx,
-                             float scale, cudaStream_t stream) {
+void causal_softmax_backward(const rec::CausalSoftmaxBackward& o, cudaStream_t stream) {
+  const Index rows = o.rows, t = o.t;
+  const float *y = o.y, *dy = o.dy;
+  float* dx = o.dx;
+  const float scale = o.scale;
   if (rows == 0) return;
   backward_kernel<<<detail::blocks_for(rows, kRowsPerBlock), kThreads, 0, stream>>>(rows, t, y, dy,
                                                                                     dx, scale);

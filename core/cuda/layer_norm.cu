@@ -9,7 +9,7 @@
 // measured: about 0.1 ms at 16k rows on an H100, where one thread per column took milliseconds).
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/launch.cuh"
-#include "kiln/core/cuda/layer_norm.h"
+#include "kiln/core/ops/layer_norm_record.h"
 
 namespace kiln::cuda {
 
@@ -19,9 +19,9 @@ using detail::kThreads;
 using detail::kWarp;
 
 // Grid-stride over rows; the loop is uniform over the block, as group_reduce's barriers need.
-__global__ void forward_kernel(Index rows, Index cols, const float* x, const float* gamma,
-                               const float* beta, float eps, float* y, float* save_mean,
-                               float* save_invstd) {
+__global__ void forward_kernel(rec::LayerNormForward o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
   __shared__ double scratch[kThreads / kWarp];
   for (Index r = blockIdx.x; r < rows; r += gridDim.x) {
     const float* xr = x + r * cols;
@@ -35,25 +35,25 @@ __global__ void forward_kernel(Index rows, Index cols, const float* x, const flo
     }
     const double var = detail::group_reduce<kThreads>(squares, detail::Add(), scratch) / cols;
     const float mean_f = static_cast<float>(mean);
-    const float invstd = static_cast<float>(1.0 / sqrt(var + static_cast<double>(eps)));
+    const float invstd = static_cast<float>(1.0 / sqrt(var + static_cast<double>(o.eps)));
     if (threadIdx.x == 0) {
-      save_mean[r] = mean_f;
-      save_invstd[r] = invstd;
+      o.save_mean[r] = mean_f;
+      o.save_invstd[r] = invstd;
     }
-    float* yr = y + r * cols;
+    float* yr = o.y + r * cols;
     for (Index c = threadIdx.x; c < cols; c += kThreads)
       yr[c] = fmaf(__fmul_rn(xr[c] - mean_f, invstd), gamma[c], beta[c]);
   }
 }
 
-__global__ void backward_data_kernel(Index rows, Index cols, const float* dy, const float* x,
-                                     const float* gamma, const float* save_mean,
-                                     const float* save_invstd, float* dx) {
+__global__ void backward_data_kernel(rec::LayerNormBackward o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float *dy = o.dy, *x = o.x, *gamma = o.gamma;
   __shared__ double scratch[kThreads / kWarp];
   for (Index r = blockIdx.x; r < rows; r += gridDim.x) {
     const float* xr = x + r * cols;
     const float* dyr = dy + r * cols;
-    const float mean = save_mean[r], invstd = save_invstd[r];
+    const float mean = o.save_mean[r], invstd = o.save_invstd[r];
     double sum_g = 0.0, sum_gx = 0.0;
     for (Index c = threadIdx.x; c < cols; c += kThreads) {
       const float g = __fmul_rn(dyr[c], gamma[c]);
@@ -64,7 +64,7 @@ __global__ void backward_data_kernel(Index rows, Index cols, const float* dy, co
     sum_gx = detail::group_reduce<kThreads>(sum_gx, detail::Add(), scratch);
     const auto mean_g = static_cast<float>(sum_g / cols);
     const auto mean_gx = static_cast<float>(sum_gx / cols);
-    float* dxr = dx + r * cols;
+    float* dxr = o.dx + r * cols;
     for (Index c = threadIdx.x; c < cols; c += kThreads) {
       const float xhat = __fmul_rn(xr[c] - mean, invstd);
       const float g = __fmul_rn(dyr[c], gamma[c]);
@@ -82,10 +82,9 @@ constexpr int kLoaderPasses = (kParamRows + kLoaderRowsPerPass - 1) / kLoaderRow
 // Grid-stride over strips of kParamCols columns; every loop is uniform over the block, as its
 // barriers need. Two buffers: the adders read step s's tile from one while the loaders fill
 // step s + 1's in the other; the barrier ending each step hands them over.
-__global__ void __launch_bounds__(kThreads)
-    backward_params_kernel(Index rows, Index cols, const float* dy, const float* x,
-                           const float* save_mean, const float* save_invstd, float* dgamma,
-                           float* dbeta) {
+__global__ void __launch_bounds__(kThreads) backward_params_kernel(rec::LayerNormBackward o) {
+  const Index rows = o.rows, cols = o.cols;
+  const float *dy = o.dy, *x = o.x, *save_mean = o.save_mean, *save_invstd = o.save_invstd;
   __shared__ float staged_dy[2][kParamRows][kParamCols];
   __shared__ float staged_xhat[2][kParamRows][kParamCols];
   const int t = threadIdx.x;
@@ -139,32 +138,25 @@ __global__ void __launch_bounds__(kThreads)
       __syncthreads();
     }
     if (adder) {
-      dgamma[c] += static_cast<float>(sum_dyx);
-      dbeta[c] += static_cast<float>(sum_dy);
+      o.dgamma[c] += static_cast<float>(sum_dyx);
+      o.dbeta[c] += static_cast<float>(sum_dy);
     }
   }
 }
 
 }  // namespace
 
-void layer_norm_forward(Index rows, Index cols, const float* x, const float* gamma,
-                        const float* beta, float eps, float* y, float* save_mean,
-                        float* save_invstd, cudaStream_t stream) {
-  if (rows == 0) return;
-  forward_kernel<<<detail::blocks_for(rows, 1), kThreads, 0, stream>>>(
-      rows, cols, x, gamma, beta, eps, y, save_mean, save_invstd);
+void layer_norm_forward(const rec::LayerNormForward& o, cudaStream_t stream) {
+  if (o.rows == 0) return;
+  forward_kernel<<<detail::blocks_for(o.rows, 1), kThreads, 0, stream>>>(o);
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void layer_norm_backward(Index rows, Index cols, const float* dy, const float* x,
-                         const float* gamma, const float* save_mean, const float* save_invstd,
-                         float* dx, float* dgamma, float* dbeta, cudaStream_t stream) {
-  if (rows == 0) return;
-  backward_data_kernel<<<detail::blocks_for(rows, 1), kThreads, 0, stream>>>(
-      rows, cols, dy, x, gamma, save_mean, save_invstd, dx);
+void layer_norm_backward(const rec::LayerNormBackward& o, cudaStream_t stream) {
+  if (o.rows == 0) return;
+  backward_data_kernel<<<detail::blocks_for(o.rows, 1), kThreads, 0, stream>>>(o);
   KILN_CUDA_CHECK_LAUNCH();
-  backward_params_kernel<<<detail::blocks_for(cols, kParamCols), kThreads, 0, stream>>>(
-      rows, cols, dy, x, save_mean, save_invstd, dgamma, dbeta);
+  backward_params_kernel<<<detail::blocks_for(o.cols, kParamCols), kThreads, 0, stream>>>(o);
   KILN_CUDA_CHECK_LAUNCH();
 }
 

@@ -13,12 +13,12 @@
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
-#include "kiln/core/cuda/activation.h"
-#include "kiln/core/cuda/bias.h"
 #include "kiln/core/cuda/gemm.h"
 #include "kiln/core/cuda/linear.h"
 #include "kiln/core/cuda/runtime.h"
 #include "kiln/core/cuda/stream_workspace.h"
+#include "kiln/core/ops/activation_record.h"
+#include "kiln/core/ops/bias_record.h"
 #include "kiln/core/relu_epilogue.h"
 
 namespace kiln::cuda {
@@ -49,10 +49,11 @@ struct PlanKey {
 struct PlanKeyHash {
   std::size_t operator()(const PlanKey& k) const {
     std::size_t h = static_cast<std::size_t>(k.device);
-    for (std::size_t v : {static_cast<std::size_t>(k.n), static_cast<std::size_t>(k.in),
-                          static_cast<std::size_t>(k.out), static_cast<std::size_t>(k.epilogue),
-                          static_cast<std::size_t>(k.compute), std::size_t{k.alignment.w},
-                          std::size_t{k.alignment.x}, std::size_t{k.alignment.y}, std::size_t{k.alignment.bias}})
+    for (std::size_t v :
+         {static_cast<std::size_t>(k.n), static_cast<std::size_t>(k.in),
+          static_cast<std::size_t>(k.out), static_cast<std::size_t>(k.epilogue),
+          static_cast<std::size_t>(k.compute), std::size_t{k.alignment.w},
+          std::size_t{k.alignment.x}, std::size_t{k.alignment.y}, std::size_t{k.alignment.bias}})
       h = h * 1000003u ^ v;
     return h;
   }
@@ -114,7 +115,8 @@ cublasLtEpilogue_t epilogue_for(bool bias, bool relu) {
 }
 
 template <typename T>
-void set_attribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute, const T& value) {
+void set_attribute(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute,
+                   const T& value) {
   KILN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof(value)));
 }
 
@@ -139,8 +141,10 @@ Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, const float* bias) {
   const std::uint64_t workspace = kWorkspaceBytes;
   KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
       preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace)));
-  const auto set_min_alignment = [&](cublasLtMatmulPreferenceAttributes_t attribute, std::uint32_t bytes) {
-    KILN_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &bytes, sizeof(bytes)));
+  const auto set_min_alignment = [&](cublasLtMatmulPreferenceAttributes_t attribute,
+                                     std::uint32_t bytes) {
+    KILN_CUBLAS_CHECK(
+        cublasLtMatmulPreferenceSetAttribute(preference, attribute, &bytes, sizeof(bytes)));
   };
   set_min_alignment(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.alignment.w);
   set_min_alignment(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.alignment.x);
@@ -161,11 +165,11 @@ Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, const float* bias) {
 }
 
 // The same result without cuBLASLt: GEMM, then the bias and ReLU kernels.
-void unfused_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
-                     bool relu, float* y, cudaStream_t stream) {
+void unfused_forward(Index n, Index in, Index out, const float* x, const float* w,
+                     const float* bias, bool relu, float* y, cudaStream_t stream) {
   gemm(false, true, n, out, in, 1.0f, x, w, 0.0f, y, stream);
-  if (bias != nullptr) bias_add(n, out, bias, y, stream);
-  if (relu) activation_forward(Activation::relu, n * out, y, y, 0.0f, stream);
+  if (bias != nullptr) bias_add({n, out, bias, y}, stream);
+  if (relu) activation_forward({Activation::relu, n * out, y, y, 0.0f}, stream);
 }
 
 }  // namespace
@@ -182,11 +186,16 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
   const cublasLtHandle_t handle = handle_for(state, device);
   // The ReLU in the epilogue, or in kiln's kernel after it (a plan of its own: the key's epilogue).
   const bool fused_relu = relu && relu_epilogue() == ReluEpilogue::fused;
-  const PlanKey key{device, n, in, out, epilogue_for(bias != nullptr, fused_relu),
+  const PlanKey key{device,
+                    n,
+                    in,
+                    out,
+                    epilogue_for(bias != nullptr, fused_relu),
                     lt_compute_type(matmul_precision()),
                     {alignment_of(w), alignment_of(x), alignment_of(y), alignment_of(bias)}};
   auto plan_it = state.plans.find(key);
-  if (plan_it == state.plans.end()) plan_it = state.plans.emplace(key, make_plan(handle, key, bias)).first;
+  if (plan_it == state.plans.end())
+    plan_it = state.plans.emplace(key, make_plan(handle, key, bias)).first;
   Plan& plan = plan_it->second;
   const auto fall_back = [&] {
     g_fallbacks.fetch_add(1, std::memory_order_relaxed);
@@ -203,12 +212,13 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
   const cublasStatus_t status = cublasLtMatmul(
       handle, plan.desc, &alpha, w, plan.w, x, plan.x, &beta, y, plan.y, y, plan.y, &plan.algo,
       stream_workspace(device, stream, kWorkspaceBytes), kWorkspaceBytes, stream);
-  if (status == CUBLAS_STATUS_NOT_SUPPORTED) {  // the chosen algorithm refused these operands after all
+  if (status ==
+      CUBLAS_STATUS_NOT_SUPPORTED) {  // the chosen algorithm refused these operands after all
     plan.has_algo = false;
     return fall_back();
   }
   KILN_CUBLAS_CHECK(status);
-  if (relu && !fused_relu) activation_forward(Activation::relu, n * out, y, y, 0.0f, stream);
+  if (relu && !fused_relu) activation_forward({Activation::relu, n * out, y, y, 0.0f}, stream);
 }
 
 }  // namespace kiln::cuda

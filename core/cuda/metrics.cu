@@ -2,7 +2,7 @@
 // per block in shared memory and added to the int32 count with one atomicAdd per block, exact in
 // any order.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/metrics.h"
+#include "kiln/core/ops/metrics_record.h"
 
 namespace kiln::cuda {
 
@@ -47,11 +47,15 @@ __global__ void count_correct_kernel(Index rows, Index cols, const float* logits
 
 }  // namespace
 
-void count_correct(Index rows, Index cols, const float* logits, const std::int32_t* labels,
-                   std::int32_t* correct, cudaStream_t stream) {
+void count_correct(const rec::CountCorrect& o, cudaStream_t stream) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* logits = o.logits;
+  const std::int32_t* labels = o.labels;
+  std::int32_t* correct = o.correct;
   if (rows == 0) return;
   const auto blocks = static_cast<unsigned>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  count_correct_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(rows, cols, logits, labels, correct);
+  count_correct_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(rows, cols, logits, labels,
+                                                                   correct);
   KILN_CUDA_CHECK_LAUNCH();
 }
 

@@ -4,8 +4,8 @@
 // the devices' logf/cosf differ. Built without nvcc's fast math (use_fast_math); change a
 // formula only in both.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/random.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/ops/random_record.h"
 #include "kiln/core/philox.h"
 
 namespace kiln::cuda {
@@ -41,8 +41,11 @@ __global__ void normal_kernel(Index n, std::uint64_t seed, std::uint64_t offset,
 
 }  // namespace
 
-void uniform(Index n, std::uint64_t seed, std::uint64_t offset, float low, float high, float* x,
-             cudaStream_t stream) {
+void uniform(const rec::Uniform& o, cudaStream_t stream) {
+  const Index n = o.n;
+  const std::uint64_t seed = o.seed, offset = o.offset;
+  const float low = o.low, high = o.high;
+  float* x = o.x;
   if (n == 0) return;
   // high - low rounded once on the host, exactly as the CPU's `width`.
   uniform_kernel<<<detail::blocks_for(n), detail::kThreads, 0, stream>>>(n, seed, offset, low,
@@ -50,8 +53,11 @@ void uniform(Index n, std::uint64_t seed, std::uint64_t offset, float low, float
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void normal(Index n, std::uint64_t seed, std::uint64_t offset, float mean, float stddev, float* x,
-            cudaStream_t stream) {
+void normal(const rec::Normal& o, cudaStream_t stream) {
+  const Index n = o.n;
+  const std::uint64_t seed = o.seed, offset = o.offset;
+  const float mean = o.mean, stddev = o.stddev;
+  float* x = o.x;
   if (n == 0) return;
   normal_kernel<<<detail::blocks_for(n), detail::kThreads, 0, stream>>>(n, seed, offset, mean,
                                                                         stddev, x);

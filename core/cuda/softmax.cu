@@ -3,8 +3,8 @@
 // a vanishing probability gives a large finite loss. An out-of-range label is not checked on the
 // host (that would synchronise): its row's loss, and its row of dlogits, become NaN instead.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/softmax.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/ops/softmax_record.h"
 
 namespace kiln::cuda {
 
@@ -67,7 +67,8 @@ __global__ void softmax_kernel(Index rows, Index cols, const float* x, float* y)
 template <int kGroup>
 __global__ void cross_entropy_forward_kernel(Index rows, Index cols, const float* logits,
                                              const std::int32_t* labels, float eps, float* probs,
-                                             float* losses, std::int32_t ignore_index, float* counted) {
+                                             float* losses, std::int32_t ignore_index,
+                                             float* counted) {
   __shared__ float scratch[kThreads / kWarp];
   constexpr int kRowsPerBlock = kThreads / kGroup;
   const int lane = threadIdx.x % kGroup, slot = threadIdx.x / kGroup;
@@ -106,22 +107,28 @@ __global__ void cross_entropy_forward_kernel(Index rows, Index cols, const float
 // dlogits = grad_scale * (probs - target), "=": overwritten. on/off are the CPU's float values.
 __global__ void cross_entropy_backward_kernel(Index rows, Index cols, const float* probs,
                                               const std::int32_t* labels, float grad_scale,
-                                              float on_target, float off_target, std::int32_t ignore_index,
-                                              const float* divisor, float* dlogits) {
+                                              float on_target, float off_target,
+                                              std::int32_t ignore_index, const float* divisor,
+                                              float* dlogits) {
   const Index total = rows * cols;
   if (divisor != nullptr) grad_scale /= *divisor;  // the same float division as the CPU's
   for (Index i = detail::grid_start(); i < total; i += detail::grid_stride()) {
     const Index r = i / cols, c = i - r * cols;
     const std::int32_t label = labels[r];
-    dlogits[i] = label == ignore_index       ? 0.0f
-                 : label < 0 || label >= cols ? quiet_nan()
+    dlogits[i] = label == ignore_index ? 0.0f
+                 : label < 0 || label >= cols
+                     ? quiet_nan()
                      : grad_scale * (probs[i] - (c == label ? on_target : off_target));
   }
 }
 
 }  // namespace
 
-void softmax(Index rows, Index cols, const float* x, float* y, bool log, cudaStream_t stream) {
+void softmax(const rec::Softmax& o, cudaStream_t stream) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* x = o.x;
+  float* y = o.y;
+  const bool log = o.log;
   if (rows == 0 || cols == 0) return;
   if (cols <= kWarpRowMax) {
     const unsigned int blocks = detail::blocks_for(rows, kThreads / kWarp);
@@ -139,10 +146,14 @@ void softmax(Index rows, Index cols, const float* x, float* y, bool log, cudaStr
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
-                                   const std::int32_t* labels, float label_smoothing, float* probs,
-                                   float* losses, std::int32_t ignore_index, float* counted,
-                                   cudaStream_t stream) {
+void softmax_cross_entropy_forward(const rec::SoftmaxCrossEntropyForward& o, cudaStream_t stream) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* logits = o.logits;
+  const std::int32_t* labels = o.labels;
+  const float label_smoothing = o.label_smoothing;
+  float *probs = o.probs, *losses = o.losses;
+  const std::int32_t ignore_index = o.ignore_index;
+  float* counted = o.counted;
   if (rows == 0 || cols == 0) return;
   if (cols <= kWarpRowMax) {
     cross_entropy_forward_kernel<kWarp>
@@ -155,10 +166,15 @@ void softmax_cross_entropy_forward(Index rows, Index cols, const float* logits,
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void softmax_cross_entropy_backward(Index rows, Index cols, const float* probs,
-                                    const std::int32_t* labels, float grad_scale,
-                                    float label_smoothing, std::int32_t ignore_index,
-                                    const float* divisor, float* dlogits, cudaStream_t stream) {
+void softmax_cross_entropy_backward(const rec::SoftmaxCrossEntropyBackward& o,
+                                    cudaStream_t stream) {
+  const Index rows = o.rows, cols = o.cols;
+  const float* probs = o.probs;
+  const std::int32_t* labels = o.labels;
+  const float grad_scale = o.grad_scale, label_smoothing = o.label_smoothing;
+  const std::int32_t ignore_index = o.ignore_index;
+  const float* divisor = o.divisor;
+  float* dlogits = o.dlogits;
   if (rows == 0 || cols == 0) return;
   // The same float expressions as core/cpu/softmax.cpp, so the targets agree to the bit.
   const float off_target = label_smoothing / static_cast<float>(cols);

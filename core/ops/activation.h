@@ -2,7 +2,7 @@
 // core/cpu/activation.cpp and core/cuda/activation.cpp).
 #pragma once
 
-#include "kiln/core/op_kinds.h"
+#include "kiln/core/ops/activation_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -21,7 +21,8 @@ struct ActivationForward {
   const Tensor& x;
   Tensor& y;
   float alpha;
-  void check() const;
+  rec::ActivationForward record{};
+  void check();
   Device device() const { return x.device(); }
 };
 
@@ -33,7 +34,8 @@ struct ActivationBackward {
   const Tensor& dy;
   Tensor& dx;
   float alpha;
-  void check() const;
+  rec::ActivationBackward record{};
+  void check();
   Device device() const { return x.device(); }
 };
 

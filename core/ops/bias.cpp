@@ -23,15 +23,14 @@ namespace op {
 void BiasAdd::check() {
   detail::check_operands(kName, {{"y", &y}, {"bias", &bias}}, DType::f32);
   detail::check_same_device(kName, {{"y", &y}, {"bias", &bias}});
-  rows = rows_for_bias(kName, y, "y", bias);
-  cols = bias.size(0);
+  record = {rows_for_bias(kName, y, "y", bias), bias.size(0), bias.data<float>(), y.data<float>()};
 }
 
 void BiasGrad::check() {
   detail::check_operands(kName, {{"dy", &dy}, {"dbias", &dbias}}, DType::f32);
   detail::check_same_device(kName, {{"dy", &dy}, {"dbias", &dbias}});
-  rows = rows_for_bias(kName, dy, "dy", dbias);
-  cols = dbias.size(0);
+  record = {rows_for_bias(kName, dy, "dy", dbias), dbias.size(0), dy.data<float>(),
+            dbias.data<float>()};
 }
 
 }  // namespace op

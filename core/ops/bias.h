@@ -2,6 +2,7 @@
 // core/cpu/bias.cpp and core/cuda/bias.cpp).
 #pragma once
 
+#include "kiln/core/ops/bias_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -13,12 +14,12 @@ void bias_grad(const Tensor& dy, Tensor& dbias);
 
 namespace op {
 
-// check() sets rows, cols: y viewed as (rows, cols).
+// check() fills the record: y viewed as (rows, cols).
 struct BiasAdd {
   static constexpr const char* kName = "bias_add";
   Tensor& y;
   const Tensor& bias;
-  std::int64_t rows = 0, cols = 0;
+  rec::BiasAdd record{};
   void check();
   Device device() const { return y.device(); }
 };
@@ -27,7 +28,7 @@ struct BiasGrad {
   static constexpr const char* kName = "bias_grad";
   const Tensor& dy;
   Tensor& dbias;
-  std::int64_t rows = 0, cols = 0;
+  rec::BiasGrad record{};
   void check();
   Device device() const { return dy.device(); }
 };

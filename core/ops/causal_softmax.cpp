@@ -10,7 +10,7 @@ namespace {
 
 // The first operand is (..., T, T); returns (rows, T).
 std::pair<std::int64_t, std::int64_t> check_square(const char* op, const char* name,
-                                                    const Tensor& t) {
+                                                   const Tensor& t) {
   KILN_CHECK(t.rank() >= 2 && t.size(-1) == t.size(-2),
              "{}: {} must be (..., T, T) score matrices, found {}", op, name, t.shape().str());
   const std::int64_t cols = t.size(-1);
@@ -25,14 +25,16 @@ void CausalSoftmaxForward::check() {
   detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
   detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
-  std::tie(rows, t) = check_square(kName, "x", x);
+  const auto [rows, t] = check_square(kName, "x", x);
+  record = {rows, t, x.data<float>(), y.data<float>(), scale};
 }
 
 void CausalSoftmaxBackward::check() {
   detail::check_operands(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}}, DType::f32);
   detail::check_same_device(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}});
   detail::check_same_shape(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}});
-  std::tie(rows, t) = check_square(kName, "y", y);
+  const auto [rows, t] = check_square(kName, "y", y);
+  record = {rows, t, y.data<float>(), dy.data<float>(), dx.data<float>(), scale};
 }
 
 }  // namespace op

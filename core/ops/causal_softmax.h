@@ -3,6 +3,7 @@
 // core/cpu/causal_softmax.cpp and core/cuda/causal_softmax.cpp).
 #pragma once
 
+#include "kiln/core/ops/causal_softmax_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -16,13 +17,13 @@ void causal_softmax_backward(const Tensor& y, const Tensor& dy, Tensor& dx, floa
 
 namespace op {
 
-// check() sets rows (every (i) row of every matrix) and t.
+// check() fills the record: rows (every (i) row of every matrix) and t.
 struct CausalSoftmaxForward {
   static constexpr const char* kName = "causal_softmax_forward";
   const Tensor& x;
   Tensor& y;
   float scale;
-  std::int64_t rows = 0, t = 0;
+  rec::CausalSoftmaxForward record{};
   void check();
   Device device() const { return x.device(); }
 };
@@ -33,7 +34,7 @@ struct CausalSoftmaxBackward {
   const Tensor& dy;
   Tensor& dx;
   float scale;
-  std::int64_t rows = 0, t = 0;
+  rec::CausalSoftmaxBackward record{};
   void check();
   Device device() const { return y.device(); }
 };

@@ -17,6 +17,8 @@ void DropoutForward::check() {
              p);
   // p == 1 drops everything (as PyTorch): the scale is never used, 0 avoids an infinity.
   scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+  record = {x.numel(),         seed, offset, p, scale, x.data<float>(), y.data<float>(),
+            mask.data<float>()};
 }
 
 void DropoutBackward::check() const {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "kiln/core/ops/dropout_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -27,6 +28,7 @@ struct DropoutForward {
   float p;
   std::uint64_t seed, offset;
   float scale = 0.0f;
+  rec::DropoutForward record{};  // filled by check()
   void check();
   Device device() const { return x.device(); }
 };

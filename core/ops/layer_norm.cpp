@@ -1,8 +1,6 @@
 // The layer_norm ops' checks and public entry points.
 #include "kiln/core/ops/layer_norm.h"
 
-#include <tuple>
-
 #include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
 
@@ -37,22 +35,41 @@ std::pair<std::int64_t, std::int64_t> check_layer_norm(
 namespace op {
 
 void LayerNormForward::check() {
-  std::tie(rows, cols) =
+  const auto [rows, cols] =
       check_layer_norm(kName, x, {{"gamma", &gamma}, {"beta", &beta}},
                        {{"save_mean", &save_mean}, {"save_invstd", &save_invstd}});
   detail::check_operands(kName, {{"y", &y}}, DType::f32);
   detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
   detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
   KILN_CHECK(eps > 0.0f, "{}: eps must be > 0, found {}", kName, eps);
+  record = {rows,
+            cols,
+            x.data<float>(),
+            gamma.data<float>(),
+            beta.data<float>(),
+            eps,
+            y.data<float>(),
+            save_mean.data<float>(),
+            save_invstd.data<float>()};
 }
 
 void LayerNormBackward::check() {
-  std::tie(rows, cols) =
+  const auto [rows, cols] =
       check_layer_norm(kName, x, {{"gamma", &gamma}, {"dgamma", &dgamma}, {"dbeta", &dbeta}},
                        {{"save_mean", &save_mean}, {"save_invstd", &save_invstd}});
   detail::check_operands(kName, {{"dy", &dy}, {"dx", &dx}}, DType::f32);
   detail::check_same_device(kName, {{"x", &x}, {"dy", &dy}, {"dx", &dx}});
   detail::check_same_shape(kName, {{"x", &x}, {"dy", &dy}, {"dx", &dx}});
+  record = {rows,
+            cols,
+            dy.data<float>(),
+            x.data<float>(),
+            gamma.data<float>(),
+            save_mean.data<float>(),
+            save_invstd.data<float>(),
+            dx.data<float>(),
+            dgamma.data<float>(),
+            dbeta.data<float>()};
 }
 
 }  // namespace op

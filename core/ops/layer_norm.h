@@ -4,6 +4,7 @@
 // core/cuda/layer_norm.cpp).
 #pragma once
 
+#include "kiln/core/ops/layer_norm_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -20,7 +21,7 @@ void layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
 
 namespace op {
 
-// check() sets rows and cols: x viewed as (rows, cols = C).
+// check() fills the record: x viewed as (rows, cols = C).
 struct LayerNormForward {
   static constexpr const char* kName = "layer_norm_forward";
   const Tensor& x;
@@ -30,7 +31,7 @@ struct LayerNormForward {
   Tensor& save_mean;
   Tensor& save_invstd;
   float eps;
-  std::int64_t rows = 0, cols = 0;
+  rec::LayerNormForward record{};
   void check();
   Device device() const { return x.device(); }
 };
@@ -45,7 +46,7 @@ struct LayerNormBackward {
   Tensor& dx;
   Tensor& dgamma;
   Tensor& dbeta;
-  std::int64_t rows = 0, cols = 0;
+  rec::LayerNormBackward record{};
   void check();
   Device device() const { return x.device(); }
 };

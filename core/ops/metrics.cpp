@@ -6,7 +6,7 @@
 
 namespace kiln {
 
-void op::CountCorrect::check() const {
+void op::CountCorrect::check() {
   detail::check_operands(kName, {{"logits", &logits}}, DType::f32);
   detail::check_operands(kName, {{"labels", &labels}, {"correct", &correct}}, DType::i32);
   detail::check_same_device(kName,
@@ -16,6 +16,8 @@ void op::CountCorrect::check() const {
              logits.shape().str(), labels.shape().str());
   KILN_CHECK(correct.numel() == 1, "{}: correct must hold one value, found {}", kName,
              correct.shape().str());
+  record = {logits.size(0), logits.size(1), logits.data<float>(), labels.data<std::int32_t>(),
+            correct.data<std::int32_t>()};
 }
 
 void count_correct(const Tensor& logits, const Tensor& labels, Tensor& correct) {

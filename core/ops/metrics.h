@@ -2,6 +2,7 @@
 // core/cpu/metrics.cpp and core/cuda/metrics.cpp).
 #pragma once
 
+#include "kiln/core/ops/metrics_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -18,7 +19,8 @@ struct CountCorrect {
   const Tensor& logits;
   const Tensor& labels;
   Tensor& correct;
-  void check() const;
+  rec::CountCorrect record{};  // filled by check()
+  void check();
   Device device() const { return logits.device(); }
 };
 

@@ -12,12 +12,14 @@ void Uniform::check() {
   detail::check_operands(kName, {{"x", &x}}, DType::f32);
   KILN_CHECK(low <= high, "uniform_: low {} is above high {}", low, high);
   offset = gen.advance(static_cast<std::uint64_t>(x.numel()));
+  record = {x.numel(), gen.seed(), offset, low, high, x.data<float>()};
 }
 
 void Normal::check() {
   detail::check_operands(kName, {{"x", &x}}, DType::f32);
   KILN_CHECK(stddev >= 0.0f, "normal_: the standard deviation must be >= 0, found {}", stddev);
   offset = gen.advance(static_cast<std::uint64_t>(x.numel()));
+  record = {x.numel(), gen.seed(), offset, mean, stddev, x.data<float>()};
 }
 
 }  // namespace op

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "kiln/core/ops/random_record.h"
 #include "kiln/core/random.h"
 
 namespace kiln::op {
@@ -15,6 +16,7 @@ struct Uniform {
   float low, high;
   Generator& gen;
   std::uint64_t offset = 0;
+  rec::Uniform record{};  // filled by check()
   void check();
   Device device() const { return x.device(); }
 };
@@ -25,6 +27,7 @@ struct Normal {
   float mean, stddev;
   Generator& gen;
   std::uint64_t offset = 0;
+  rec::Normal record{};  // filled by check()
   void check();
   Device device() const { return x.device(); }
 };

@@ -31,12 +31,13 @@ template <bool kLog> void SoftmaxOf<kLog>::check() {
   detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
   KILN_CHECK(x.rank() >= 1 && x.size(-1) > 0, "{}: x needs a non-empty last axis, found {}", kName,
              x.shape().str());
-  cols = x.size(-1), rows = x.numel() / cols;
+  const std::int64_t cols = x.size(-1);
+  record = {x.numel() / cols, cols, x.data<float>(), y.data<float>(), kLog};
 }
 template struct SoftmaxOf<false>;
 template struct SoftmaxOf<true>;
 
-void SoftmaxCrossEntropyForward::check() const {
+void SoftmaxCrossEntropyForward::check() {
   check_cross_entropy(kName, "logits", logits, labels, label_smoothing);
   detail::check_operands(kName, {{"probs", &probs}, {"losses", &losses}}, DType::f32);
   detail::check_same_device(kName, {{"logits", &logits}, {"probs", &probs}, {"losses", &losses}});
@@ -49,9 +50,18 @@ void SoftmaxCrossEntropyForward::check() const {
     detail::check_same_device(kName, {{"logits", &logits}, {"counted", counted}});
     detail::check_shape(kName, {"counted", counted}, Shape{logits.size(0)});
   }
+  record = {logits.size(0),
+            logits.size(1),
+            logits.data<float>(),
+            labels.data<std::int32_t>(),
+            label_smoothing,
+            probs.data<float>(),
+            losses.data<float>(),
+            ignore_index,
+            counted != nullptr ? counted->data<float>() : nullptr};
 }
 
-void SoftmaxCrossEntropyBackward::check() const {
+void SoftmaxCrossEntropyBackward::check() {
   check_cross_entropy(kName, "probs", probs, labels, label_smoothing);
   detail::check_operands(kName, {{"dlogits", &dlogits}}, DType::f32);
   detail::check_same_device(kName, {{"probs", &probs}, {"dlogits", &dlogits}});
@@ -61,6 +71,11 @@ void SoftmaxCrossEntropyBackward::check() const {
     detail::check_same_device(kName, {{"probs", &probs}, {"divisor", divisor}});
     detail::check_shape(kName, {"divisor", divisor}, Shape{});
   }
+  record = {probs.size(0),        probs.size(1),
+            probs.data<float>(),  labels.data<std::int32_t>(),
+            grad_scale,           label_smoothing,
+            ignore_index,         divisor != nullptr ? divisor->data<float>() : nullptr,
+            dlogits.data<float>()};
 }
 
 }  // namespace op
@@ -79,17 +94,18 @@ void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, T
 }
 
 void softmax_cross_entropy_forward_ignoring(const Tensor& logits, const Tensor& labels,
-                                            std::int32_t ignore_index, Tensor& probs, Tensor& losses,
-                                            Tensor& counted) {
-  KILN_CHECK(ignore_index != kNoIgnoreIndex, "softmax_cross_entropy_forward_ignoring: {} is no ignore index",
-             ignore_index);
+                                            std::int32_t ignore_index, Tensor& probs,
+                                            Tensor& losses, Tensor& counted) {
+  KILN_CHECK(ignore_index != kNoIgnoreIndex,
+             "softmax_cross_entropy_forward_ignoring: {} is no ignore index", ignore_index);
   run(op::SoftmaxCrossEntropyForward{logits, labels, probs, losses, 0.0f, ignore_index, &counted});
 }
 
 void softmax_cross_entropy_backward_ignoring(const Tensor& probs, const Tensor& labels,
                                              std::int32_t ignore_index, const Tensor& divisor,
                                              Tensor& dlogits, float grad_scale) {
-  run(op::SoftmaxCrossEntropyBackward{probs, labels, dlogits, grad_scale, 0.0f, ignore_index, &divisor});
+  run(op::SoftmaxCrossEntropyBackward{probs, labels, dlogits, grad_scale, 0.0f, ignore_index,
+                                      &divisor});
 }
 
 }  // namespace kiln

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "kiln/core/ops/softmax_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -33,20 +34,20 @@ inline constexpr std::int32_t kNoIgnoreIndex = INT32_MIN;
 // the sum of `counted` as `divisor` (a () float32 tensor on the device, read there, so nothing
 // waits for the GPU): dlogits = grad_scale / divisor * (probs - target) on the counted rows.
 void softmax_cross_entropy_forward_ignoring(const Tensor& logits, const Tensor& labels,
-                                            std::int32_t ignore_index, Tensor& probs, Tensor& losses,
-                                            Tensor& counted);
+                                            std::int32_t ignore_index, Tensor& probs,
+                                            Tensor& losses, Tensor& counted);
 void softmax_cross_entropy_backward_ignoring(const Tensor& probs, const Tensor& labels,
                                              std::int32_t ignore_index, const Tensor& divisor,
                                              Tensor& dlogits, float grad_scale);
 
 namespace op {
 
-// softmax and log_softmax (one op each in the table); check() sets rows and cols.
+// softmax and log_softmax (one op each in the table); check() fills the record.
 template <bool kLog> struct SoftmaxOf {
   static constexpr const char* kName = kLog ? "log_softmax" : "softmax";
   const Tensor& x;
   Tensor& y;
-  std::int64_t rows = 0, cols = 0;
+  rec::Softmax record{};
   void check();
   Device device() const { return x.device(); }
 };
@@ -62,7 +63,8 @@ struct SoftmaxCrossEntropyForward {
   float label_smoothing;
   std::int32_t ignore_index = kNoIgnoreIndex;
   Tensor* counted = nullptr;  // with an ignore index: (N) 1 or 0 per row
-  void check() const;
+  rec::SoftmaxCrossEntropyForward record{};
+  void check();
   Device device() const { return logits.device(); }
 };
 
@@ -75,7 +77,8 @@ struct SoftmaxCrossEntropyBackward {
   float label_smoothing;
   std::int32_t ignore_index = kNoIgnoreIndex;
   const Tensor* divisor = nullptr;  // () float32 on the device: grad_scale is divided by it
-  void check() const;
+  rec::SoftmaxCrossEntropyBackward record{};
+  void check();
   Device device() const { return probs.device(); }
 };
 

@@ -53,29 +53,29 @@ const Cached& backward_primitive(Index rows, Index cols, float eps) {
 // oneDNN's 1 / sqrt(var + eps) gives invstd back whatever eps is.
 constexpr float kBackwardEps = 1e-5f;
 
-bool supports_forward(const op::LayerNormForward& o) { return o.rows > 0; }
-bool supports_backward(const op::LayerNormBackward& o) { return o.rows > 0; }
+bool supports_forward(const op::LayerNormForward& o) { return o.record.rows > 0; }
+bool supports_backward(const op::LayerNormBackward& o) { return o.record.rows > 0; }
 
-void forward_kernel(op::LayerNormForward& o) {
+void forward(const rec::LayerNormForward& o) {
   guarded("layer_norm_forward", fmt::format("x {}x{}", o.rows, o.cols), [&] {
     const Forward& f = forward_primitive(o.rows, o.cols, o.eps);
     auto* variance = static_cast<float*>(staging(static_cast<std::size_t>(o.rows) * 4, 0));
-    execute(f.cached, {{DNNL_ARG_SRC, at(data_desc(o.rows, o.cols), o.x.data<float>())},
-                       {DNNL_ARG_DST, at(data_desc(o.rows, o.cols), o.y.data<float>())},
-                       {DNNL_ARG_MEAN, at(vector_desc(o.rows), o.save_mean.data<float>())},
+    execute(f.cached, {{DNNL_ARG_SRC, at(data_desc(o.rows, o.cols), o.x)},
+                       {DNNL_ARG_DST, at(data_desc(o.rows, o.cols), o.y)},
+                       {DNNL_ARG_MEAN, at(vector_desc(o.rows), o.save_mean)},
                        {DNNL_ARG_VARIANCE, at(vector_desc(o.rows), variance)},
-                       {DNNL_ARG_SCALE, at(vector_desc(o.cols), o.gamma.data<float>())},
-                       {DNNL_ARG_SHIFT, at(vector_desc(o.cols), o.beta.data<float>())}});
-    float* invstd = o.save_invstd.data<float>();
+                       {DNNL_ARG_SCALE, at(vector_desc(o.cols), o.gamma)},
+                       {DNNL_ARG_SHIFT, at(vector_desc(o.cols), o.beta)}});
+    float* invstd = o.save_invstd;
     for (Index r = 0; r < o.rows; ++r)
       invstd[r] = static_cast<float>(1.0 / std::sqrt(static_cast<double>(variance[r]) + o.eps));
   });
 }
 
-void backward_kernel(op::LayerNormBackward& o) {
+void backward(const rec::LayerNormBackward& o) {
   guarded("layer_norm_backward", fmt::format("x {}x{}", o.rows, o.cols), [&] {
     auto* variance = static_cast<float*>(staging(static_cast<std::size_t>(o.rows) * 4, 0));
-    const float* invstd = o.save_invstd.data<float>();
+    const float* invstd = o.save_invstd;
     for (Index r = 0; r < o.rows; ++r)
       variance[r] =
           static_cast<float>(1.0 / (static_cast<double>(invstd[r]) * invstd[r]) - kBackwardEps);
@@ -84,18 +84,18 @@ void backward_kernel(op::LayerNormBackward& o) {
     const auto* unused_shift =
         static_cast<float*>(staging(static_cast<std::size_t>(o.cols) * 4, 3));
     execute(backward_primitive(o.rows, o.cols, kBackwardEps),
-            {{DNNL_ARG_SRC, at(data_desc(o.rows, o.cols), o.x.data<float>())},
-             {DNNL_ARG_DIFF_DST, at(data_desc(o.rows, o.cols), o.dy.data<float>())},
-             {DNNL_ARG_MEAN, at(vector_desc(o.rows), o.save_mean.data<float>())},
+            {{DNNL_ARG_SRC, at(data_desc(o.rows, o.cols), o.x)},
+             {DNNL_ARG_DIFF_DST, at(data_desc(o.rows, o.cols), o.dy)},
+             {DNNL_ARG_MEAN, at(vector_desc(o.rows), o.save_mean)},
              {DNNL_ARG_VARIANCE, at(vector_desc(o.rows), variance)},
-             {DNNL_ARG_SCALE, at(vector_desc(o.cols), o.gamma.data<float>())},
+             {DNNL_ARG_SCALE, at(vector_desc(o.cols), o.gamma)},
              // oneDNN asks for the shift too, though no gradient depends on it (the op has none).
              {DNNL_ARG_SHIFT, at(vector_desc(o.cols), unused_shift)},
-             {DNNL_ARG_DIFF_SRC, at(data_desc(o.rows, o.cols), o.dx.data<float>())},
+             {DNNL_ARG_DIFF_SRC, at(data_desc(o.rows, o.cols), o.dx)},
              {DNNL_ARG_DIFF_SCALE, at(vector_desc(o.cols), dgamma)},
              {DNNL_ARG_DIFF_SHIFT, at(vector_desc(o.cols), dbeta)}});
-    float* dg = o.dgamma.data<float>();
-    float* db = o.dbeta.data<float>();
+    float* dg = o.dgamma;
+    float* db = o.dbeta;
     for (Index c = 0; c < o.cols; ++c) {
       dg[c] += dgamma[c];
       db[c] += dbeta[c];
@@ -103,9 +103,9 @@ void backward_kernel(op::LayerNormBackward& o) {
   });
 }
 
-const RegisterKernel<op::LayerNormForward> kForward(Backend::onednn, forward_kernel, "fp32",
+const RegisterKernel<op::LayerNormForward> kForward(Backend::onednn, on_record<forward>, "fp32",
                                                     "oneDNN", supports_forward);
-const RegisterKernel<op::LayerNormBackward> kBackward(Backend::onednn, backward_kernel, "fp32",
+const RegisterKernel<op::LayerNormBackward> kBackward(Backend::onednn, on_record<backward>, "fp32",
                                                       "oneDNN", supports_backward);
 
 }  // namespace

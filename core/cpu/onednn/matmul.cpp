@@ -40,11 +40,11 @@ dnnl::matmul::primitive_desc matmul_pd(bool trans_a, bool trans_b, Index m, Inde
 // c (m, n) = alpha * op(a) @ op(b) (+ bias row) + beta * c, a and b already in the type the
 // primitive takes. One cached primitive per shape, layout, type, alpha and beta (kiln calls
 // GEMMs with a handful of alphas and betas).
-void matmul(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, Operand a, Operand b,
-            const float* bias, float beta, float* c) {
-  const std::string key = fmt::format("matmul {}{} {}x{}x{} {:a} {:a} {}{} {}", trans_a, trans_b, m, n, k,
-                                      alpha, beta, static_cast<int>(a.type), static_cast<int>(b.type),
-                                      bias != nullptr ? "bias" : "");
+void matmul(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, Operand a,
+            Operand b, const float* bias, float beta, float* c) {
+  const std::string key = fmt::format("matmul {}{} {}x{}x{} {:a} {:a} {}{} {}", trans_a, trans_b, m,
+                                      n, k, alpha, beta, static_cast<int>(a.type),
+                                      static_cast<int>(b.type), bias != nullptr ? "bias" : "");
   guarded("matmul", key, [&] {
     const dnnl::memory::desc a_md = matrix_desc(m, k, trans_a, a.type);
     const dnnl::memory::desc b_md = matrix_desc(k, n, trans_b, b.type);
@@ -59,7 +59,8 @@ void matmul(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, 
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(a_md, e, a.data)},
                                                {DNNL_ARG_WEIGHTS, dnnl::memory(b_md, e, b.data)},
                                                {DNNL_ARG_DST, dnnl::memory(c_md, e, c)}};
-    if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_md, e, const_cast<float*>(bias)));
+    if (bias != nullptr)
+      args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_md, e, const_cast<float*>(bias)));
     execute(p, std::move(args));
   });
 }
@@ -114,7 +115,8 @@ void relu_mask_and_bias_sums(Index rows, Index cols, const float* dy, const floa
     const Index width = std::min(kColumnBlock, cols - c0);
     double sums[kColumnBlock] = {};
     for (Index r = 0; r < rows; ++r)
-      mask_row(width, dy + r * cols + c0, y != nullptr ? y + r * cols + c0 : nullptr, dpre + r * cols + c0, sums);
+      mask_row(width, dy + r * cols + c0, y != nullptr ? y + r * cols + c0 : nullptr,
+               dpre + r * cols + c0, sums);
     if (dbias != nullptr)
       for (Index j = 0; j < width; ++j) dbias[c0 + j] = static_cast<float>(dbias[c0 + j] + sums[j]);
   }
@@ -136,20 +138,21 @@ std::size_t matmul_scratchpad_bytes(bool trans_a, bool trans_b, Index m, Index n
 
 void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
           const float* b, float beta, float* c, bool bf16) {
-  matmul(trans_a, trans_b, m, n, k, alpha, operand(a, m * k, bf16, 0), operand(b, k * n, bf16, 1), nullptr,
-         beta, c);
+  matmul(trans_a, trans_b, m, n, k, alpha, operand(a, m * k, bf16, 0), operand(b, k * n, bf16, 1),
+         nullptr, beta, c);
 }
 
 void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
-                    const std::uint16_t* w_bf16, const float* bias, bool relu, float* y, bool bf16) {
-  matmul(false, true, n, out, in, 1.0f, operand(x, n * in, bf16, 0), weight_operand(w, w_bf16, out * in, bf16),
-         bias, 0.0f, y);
-  if (relu) cpu::activation_forward(Activation::relu, n * out, y, y, 0.0f);
+                    const std::uint16_t* w_bf16, const float* bias, bool relu, float* y,
+                    bool bf16) {
+  matmul(false, true, n, out, in, 1.0f, operand(x, n * in, bf16, 0),
+         weight_operand(w, w_bf16, out * in, bf16), bias, 0.0f, y);
+  if (relu) cpu::activation_forward({Activation::relu, n * out, y, y, 0.0f});
 }
 
 void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
-                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias, float* dx,
-                     float* dpre, bool bf16) {
+                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias,
+                     float* dx, float* dpre, bool bf16) {
   Operand g{const_cast<float*>(dy), dt::f32};
   if (bf16 && cpu_has_bf16_instructions()) {  // dpre straight into bf16: both products take it so
     auto* bits = static_cast<std::uint16_t*>(staging(static_cast<std::size_t>(n * out) * 2, 2));
@@ -160,14 +163,15 @@ void linear_backward(Index n, Index in, Index out, const float* dy, const float*
       relu_mask_and_bias_sums(n, out, dy, y_relu, dpre, dbias);
       g.data = dpre;
     } else if (dbias != nullptr) {
-      cpu::bias_grad(n, out, dy, dbias);
+      cpu::bias_grad({n, out, dy, dbias});
     }
     if (bf16) g = operand(static_cast<const float*>(g.data), n * out, true, 2);  // rounded floats
   }
   // dW += dpreᵀ @ x: (out, N) @ (N, in); dx = dpre @ W: (N, out) @ (out, in).
   matmul(true, false, out, in, n, 1.0f, g, operand(x, n * in, bf16, 0), nullptr, 1.0f, dw);
   if (dx != nullptr)
-    matmul(false, false, n, in, out, 1.0f, g, weight_operand(w, w_bf16, out * in, bf16), nullptr, 0.0f, dx);
+    matmul(false, false, n, in, out, 1.0f, g, weight_operand(w, w_bf16, out * in, bf16), nullptr,
+           0.0f, dx);
 }
 
 }  // namespace kiln::cpu::onednn
