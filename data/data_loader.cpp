@@ -43,7 +43,13 @@ void DataLoader::set_workers(int num_workers, bool pin_memory) {
   state_->next_epoch = next_epoch;
 }
 
-DataLoader::Iterator DataLoader::begin() { return Iterator(state_.get(), state_->start_epoch()); }
+DataLoader::Iterator DataLoader::begin() { return begin_at(0); }
+
+DataLoader::Iterator DataLoader::begin_at(std::int64_t first_batch) {
+  KILN_CHECK(first_batch >= 0, "DataLoader::begin_at needs a non-negative batch, found {}",
+             first_batch);
+  return Iterator(state_.get(), state_->start_epoch(first_batch));
+}
 
 LoaderStats DataLoader::stats() const {
   State& s = *state_;

@@ -98,6 +98,10 @@ class DataLoader {
   // for its first batch. A worker's exception is rethrown here or by ++, naming the sample index
   // and the data set, after which the epoch is over.
   Iterator begin();
+  // begin() from batch `first_batch` of the epoch (clamped to batches_per_epoch()): the batches
+  // before it are not loaded, and the ones from it on are those begin() gives there, as resuming
+  // inside an epoch needs. Throws kiln::Error for a negative first_batch.
+  Iterator begin_at(std::int64_t first_batch);
   std::default_sentinel_t end() const { return {}; }
 
   LoaderStats stats() const;

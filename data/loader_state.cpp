@@ -136,22 +136,24 @@ void DataLoader::State::shut_down() {
   workers.clear();
 }
 
-std::uint64_t DataLoader::State::start_epoch() {
+std::uint64_t DataLoader::State::start_epoch(std::int64_t first_batch) {
   stop_epoch();
   running_epoch = next_epoch++;
-  sampler.indices(running_epoch, indices);
+  order = sampler.order(running_epoch);
+  first_batch = std::min(first_batch, batches);
   {
     std::lock_guard lock(mutex);
-    next_claim = 0;
-    released = 0;
+    // Batches before first_batch count as released: slot b % slots stays batch b's slot.
+    next_claim = first_batch;
+    released = first_batch;
     running = true;
   }
   work_cv.notify_all();
-  issued = 0;
+  issued = first_batch;
   current = -1;
-  finished = batches == 0;
+  finished = first_batch >= batches;
   const std::uint64_t gen = generation.load();
-  if (!finished) fetch(0);
+  if (!finished) fetch(first_batch);
   return gen;
 }
 
@@ -291,7 +293,7 @@ bool DataLoader::State::fill(HostSlot& s, std::int64_t b, std::uint64_t generati
   const std::int64_t first = b * batch_size;
   for (std::int64_t i = 0, n = rows(b); i < n; ++i) {
     if (generation.load(std::memory_order_relaxed) != generation_at_claim) return false;
-    const std::int64_t index = indices[static_cast<std::size_t>(first + i)];
+    const std::int64_t index = order[first + i];
     try {
       const TargetOut target = y.at(i, target_numel);
       dataset->get_for_epoch(index, running_epoch, x + i * sample_numel, target);

@@ -43,7 +43,7 @@ struct DataLoader::State {
     return shutdown || (running && next_claim < batches && next_claim < released + num_slots());
   }
 
-  std::uint64_t start_epoch();
+  std::uint64_t start_epoch(std::int64_t first_batch);
   void stop_epoch();
   void shut_down();
   void fetch(std::int64_t b);
@@ -82,7 +82,7 @@ struct DataLoader::State {
 
   // Written by start_epoch() while no worker fills; read-only to workers during the epoch.
   std::int64_t next_epoch = 0, running_epoch = 0;
-  std::vector<std::int64_t> indices;
+  EpochOrder order;  // read by position, so an epoch may start at any batch
 
   // The consumer's own.
   std::int64_t current = -1;

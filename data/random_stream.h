@@ -17,7 +17,8 @@ enum class RandomPurpose : std::uint32_t {
   article_prototype = 2,
   article_sample = 3,
   token_window = 4,
-  transform = 16,  // + the transform's position in its pipeline
+  permutation = 5,  // the sampler's computed order of large epochs (data/keyed_permutation.h)
+  transform = 16,   // + the transform's position in its pipeline
 };
 
 class RandomStream {
@@ -25,13 +26,19 @@ class RandomStream {
   RandomStream(std::uint64_t seed, RandomPurpose purpose, std::uint64_t epoch, std::uint64_t index,
                std::uint32_t sub_purpose = 0)
       : index_(index) {
-    // The key is itself a Philox draw of (purpose, epoch) under the seed: distinct purposes and
-    // epochs give unrelated keys, where xor-ing them into the seed would let seeds collide.
-    const philox::Uint4 key = philox::philox4x32(
-        {static_cast<std::uint32_t>(purpose) + sub_purpose, lo(epoch), hi(epoch), 0x6b696c6eu},
-        lo(seed), hi(seed));
+    const philox::Uint4 key = stream_key(seed, purpose, epoch, sub_purpose);
     k0_ = key.x;
     k1_ = key.y;
+  }
+
+  // The key is itself a Philox draw of (purpose, epoch) under the seed: distinct purposes and
+  // epochs give unrelated keys, where xor-ing them into the seed would let seeds collide. Its
+  // first two words key the stream.
+  static philox::Uint4 stream_key(std::uint64_t seed, RandomPurpose purpose, std::uint64_t epoch,
+                                  std::uint32_t sub_purpose = 0) {
+    return philox::philox4x32(
+        {static_cast<std::uint32_t>(purpose) + sub_purpose, lo(epoch), hi(epoch), 0x6b696c6eu},
+        lo(seed), hi(seed));
   }
 
   std::uint32_t next_u32() {

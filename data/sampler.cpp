@@ -1,8 +1,10 @@
 // The epoch's order (Fisher-Yates under Philox) and its sharding over ranks, as
 // torch.utils.data.DistributedSampler does it: pad or trim to a multiple of world_size, then
-// rank r takes positions r, r + world_size, ...
+// rank r takes positions r, r + world_size, ... Small epochs keep their shuffled order in memory,
+// large ones read it from the keyed permutation position by position.
 #include "kiln/data/sampler.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "kiln/core/error.h"
@@ -35,21 +37,26 @@ Sampler::Sampler(std::int64_t dataset_size, SamplerOptions options)
   per_rank_ = options.drop_last ? dataset_size / world : (dataset_size + world - 1) / world;
 }
 
+EpochOrder Sampler::order(std::int64_t epoch) const {
+  KILN_CHECK(epoch >= 0, "a sampler's epoch must be non-negative, found {}", epoch);
+  EpochOrder order;
+  order.n_ = std::max<std::int64_t>(dataset_size_, 1);
+  order.size_ = per_rank_;
+  order.rank_ = options_.rank;
+  order.world_ = options_.world_size;
+  order.shuffled_ = options_.shuffle && dataset_size_ > 1;
+  if (!order.shuffled_) return order;
+  if (computes_order())
+    order.permutation_.emplace(dataset_size_, options_.seed, epoch);
+  else
+    shuffled_order(dataset_size_, options_.seed, epoch, order.global_);
+  return order;
+}
+
 void Sampler::indices(std::int64_t epoch, std::vector<std::int64_t>& out) const {
-  std::vector<std::int64_t> order;
-  if (options_.shuffle) {
-    shuffled_order(dataset_size_, options_.seed, epoch, order);
-  } else {
-    order.resize(static_cast<std::size_t>(dataset_size_));
-    std::iota(order.begin(), order.end(), std::int64_t{0});
-  }
-  const std::int64_t world = options_.world_size;
+  const EpochOrder o = order(epoch);
   out.resize(static_cast<std::size_t>(per_rank_));
-  // A position past dataset_size wraps to the start of the order: the padding (drop_last = false).
-  for (std::int64_t k = 0; k < per_rank_; ++k) {
-    const std::int64_t position = options_.rank + k * world;
-    out[static_cast<std::size_t>(k)] = order[static_cast<std::size_t>(position % dataset_size_)];
-  }
+  for (std::int64_t k = 0; k < per_rank_; ++k) out[static_cast<std::size_t>(k)] = o[k];
 }
 
 std::vector<std::int64_t> Sampler::indices(std::int64_t epoch) const {

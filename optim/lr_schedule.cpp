@@ -81,21 +81,24 @@ class ExponentialLr final : public LrSchedule {
 
 class CosineLr final : public LrSchedule {
  public:
-  CosineLr(float base, std::int64_t t_max, float eta_min)
-      : LrSchedule(base), t_max_(t_max), eta_min_(eta_min) {}
+  CosineLr(float base, std::int64_t t_max, float eta_min, CosinePast past)
+      : LrSchedule(base), t_max_(t_max), eta_min_(eta_min), past_(past) {}
   float lr_at(std::int64_t step) const override {
     check_step(step);
+    if (past_ == CosinePast::hold && step >= t_max_) return eta_min_;
     const double phase = std::numbers::pi * double(step) / double(t_max_);
     return static_cast<float>(eta_min_ +
                               (base_lr() - double{eta_min_}) * (1.0 + std::cos(phase)) / 2.0);
   }
   std::string describe() const override {
-    return fmt::format("cosine(T_max={}, eta_min={})", t_max_, eta_min_);
+    return fmt::format("cosine(T_max={}, eta_min={}{})", t_max_, eta_min_,
+                       past_ == CosinePast::hold ? ", then eta_min" : "");
   }
 
  private:
   std::int64_t t_max_;
   float eta_min_;
+  CosinePast past_;
 };
 
 class WarmupLr final : public LrSchedule {
@@ -151,11 +154,12 @@ std::unique_ptr<LrSchedule> exponential_lr(float base_lr, float gamma) {
   return std::make_unique<ExponentialLr>(base_lr, gamma);
 }
 
-std::unique_ptr<LrSchedule> cosine_lr(float base_lr, std::int64_t t_max, float eta_min) {
+std::unique_ptr<LrSchedule> cosine_lr(float base_lr, std::int64_t t_max, float eta_min,
+                                      CosinePast past) {
   KILN_CHECK(t_max >= 1, "cosine schedule: T_max must be >= 1 step, found {}", t_max);
   KILN_CHECK(std::isfinite(eta_min) && eta_min >= 0.0f,
              "cosine schedule: eta_min must be >= 0, found {}", eta_min);
-  return std::make_unique<CosineLr>(base_lr, t_max, eta_min);
+  return std::make_unique<CosineLr>(base_lr, t_max, eta_min, past);
 }
 
 std::unique_ptr<LrSchedule> warmup_lr(std::int64_t warmup_steps, float start_factor,

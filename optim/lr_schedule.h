@@ -6,7 +6,9 @@
 //   multistep    base * gamma^(number of milestones <= step)                 MultiStepLR
 //   exponential  base * gamma^step                                           ExponentialLR
 //   cosine       eta_min + (base - eta_min) * (1 + cos(pi * step / T_max)) / 2   CosineAnnealingLR
-//                (past T_max it rises again, as PyTorch's closed form does)
+//                (past T_max it rises again, as PyTorch's closed form does; or, with
+//                CosinePast::hold, stays at eta_min, as nanoGPT's get_lr holds min_lr past
+//                lr_decay_iters)
 //   warmup W     base * (start + (1 - start) * step / W) for step < W, then the inner schedule at
 //                step - W (SequentialLR of LinearLR and it); start defaults to 0.
 #pragma once
@@ -36,7 +38,10 @@ std::unique_ptr<LrSchedule> step_lr(float base_lr, std::int64_t step_size, float
 std::unique_ptr<LrSchedule> multi_step_lr(float base_lr, std::vector<std::int64_t> milestones,
                                           float gamma);
 std::unique_ptr<LrSchedule> exponential_lr(float base_lr, float gamma);
-std::unique_ptr<LrSchedule> cosine_lr(float base_lr, std::int64_t t_max, float eta_min = 0.0f);
+// What cosine does past T_max: PyTorch's closed form rises again; nanoGPT holds the floor.
+enum class CosinePast { rise, hold };
+std::unique_ptr<LrSchedule> cosine_lr(float base_lr, std::int64_t t_max, float eta_min = 0.0f,
+                                      CosinePast past = CosinePast::rise);
 // Linear warm-up over `warmup_steps` in front of `after` (which starts at its own step 0).
 std::unique_ptr<LrSchedule> warmup_lr(std::int64_t warmup_steps, float start_factor,
                                       std::unique_ptr<LrSchedule> after);

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kForms =
     "constant | step:<step_size>:<gamma> | multistep:<m1>,<m2>,...:<gamma> | exp:<gamma> | "
-    "cosine[:<eta_min>] | warmup:<steps>[:<start_factor>]+<schedule>";
+    "cosine[:<min_lr>[:<decay_steps>]] | warmup:<steps>[:<start_factor>]+<schedule>";
 
 struct Parser {
   const std::string& spec;
@@ -45,8 +45,9 @@ struct Parser {
     if (f.size() < low || f.size() > high) fail(fmt::format("'{}' takes the form {}", f[0], form));
   }
 
-  // One schedule without warm-up, given T_max for cosine.
-  std::unique_ptr<LrSchedule> plain(std::string_view text, float base, std::int64_t total) const {
+  // One schedule without warm-up: `total` steps remain after the `elapsed` warm-up steps.
+  std::unique_ptr<LrSchedule> plain(std::string_view text, float base, std::int64_t total,
+                                    std::int64_t elapsed) const {
     const auto f = split(text, ':');
     // The factories' own checks (gamma > 0, ...) become errors about this spec.
     try {
@@ -70,9 +71,17 @@ struct Parser {
         return exponential_lr(base, number<float>(f[1], "gamma"));
       }
       if (f[0] == "cosine") {
-        expect_fields(f, 1, 2, "cosine[:<eta_min>]");
+        expect_fields(f, 1, 3, "cosine[:<min_lr>[:<decay_steps>]]");
+        const float min_lr = f.size() >= 2 ? number<float>(f[1], "min_lr") : 0.0f;
+        if (f.size() == 3) {  // nanoGPT's lr_decay_iters: a step of the run, warm-up included
+          const auto decay = number<std::int64_t>(f[2], "decay_steps");
+          if (decay <= elapsed)
+            fail(fmt::format("cosine's decay_steps {} must pass the {} warm-up steps before it",
+                             decay, elapsed));
+          return cosine_lr(base, decay - elapsed, min_lr, CosinePast::hold);
+        }
         if (total < 1) fail(fmt::format("cosine needs steps to anneal over, but {} remain", total));
-        return cosine_lr(base, total, f.size() == 2 ? number<float>(f[1], "eta_min") : 0.0f);
+        return cosine_lr(base, total, min_lr);
       }
     } catch (const Error& e) {
       if (std::string_view(e.what()).starts_with("bad learning-rate schedule")) throw;
@@ -82,9 +91,10 @@ struct Parser {
     fail(fmt::format("unknown schedule '{}'", f[0]));
   }
 
-  std::unique_ptr<LrSchedule> parse(std::string_view text, float base, std::int64_t total) const {
+  std::unique_ptr<LrSchedule> parse(std::string_view text, float base, std::int64_t total,
+                                    std::int64_t elapsed) const {
     const std::size_t plus = text.find('+');
-    if (plus == std::string_view::npos) return plain(text, base, total);
+    if (plus == std::string_view::npos) return plain(text, base, total, elapsed);
     const auto f = split(text.substr(0, plus), ':');
     if (f[0] != "warmup")
       fail(fmt::format("only a warm-up may stand before '+', found '{}'", f[0]));
@@ -92,7 +102,8 @@ struct Parser {
     const auto steps = number<std::int64_t>(f[1], "warm-up steps");
     const float start = f.size() == 3 ? number<float>(f[2], "start factor") : 0.0f;
     try {
-      return warmup_lr(steps, start, parse(text.substr(plus + 1), base, total - steps));
+      return warmup_lr(steps, start,
+                       parse(text.substr(plus + 1), base, total - steps, elapsed + steps));
     } catch (const Error& e) {
       if (std::string_view(e.what()).starts_with("bad learning-rate schedule")) throw;
       fail(e.what());
@@ -104,7 +115,7 @@ struct Parser {
 
 std::unique_ptr<LrSchedule> parse_schedule(const std::string& spec, float base_lr,
                                            std::int64_t total_steps) {
-  return Parser{spec}.parse(spec, base_lr, total_steps);
+  return Parser{spec}.parse(spec, base_lr, total_steps, 0);
 }
 
 }  // namespace kiln

@@ -1,7 +1,9 @@
 // Learning-rate schedules from spec strings, the schedule words of the spec language:
 //   constant | step:<step_size>:<gamma> | multistep:<m1>,<m2>,...:<gamma> | exp:<gamma>
-//   | cosine[:<eta_min>] (T_max = total_steps) | warmup:<steps>[:<start_factor>]+<schedule>
-// ("warmup:500+cosine": cosine then spans total_steps - 500). The schedules themselves are
+//   | cosine[:<min_lr>[:<decay_steps>]] | warmup:<steps>[:<start_factor>]+<schedule>
+// cosine anneals to min_lr (nanoGPT's min_lr, default 0) over the steps that remain
+// ("warmup:500+cosine": total_steps - 500), or until step decay_steps of the run, counted from
+// its start as nanoGPT's lr_decay_iters is, then holds min_lr. The schedules themselves are
 // optim/lr_schedule.h.
 #pragma once
 

@@ -139,12 +139,11 @@ EpochReport Trainer::Impl::train_epoch(Trainer& owner, DataLoader& train, bool& 
   const std::int64_t steps = steps_per_epoch(train);
   const std::int64_t check_every = device.is_cpu() ? 1 : 50;  // the ranks' stop agreement, below
   const std::int64_t skip = state.batches_done;
-  std::int64_t done = 0;
-  for (const Batch& batch : train) {
-    if (done < skip) {  // resuming inside an epoch: the order is the same, so skip what was trained
-      ++done;
-      continue;
-    }
+  std::int64_t done = skip;
+  // Resuming inside an epoch starts at its next batch, unloaded ones before it: the order is the
+  // same, read by position.
+  for (auto it = train.begin_at(skip); it != train.end(); ++it) {
+    const Batch& batch = *it;
     for (const auto& observer : observers) observer->on_step_begin(owner, state.global_step);
     const Tensor mean_loss = train_step(batch, steps - done);
     ++done;
@@ -179,10 +178,10 @@ EpochReport Trainer::Impl::train_period(Trainer& owner, DataLoader& train, std::
   const std::int64_t period_steps = period_end - first_step;
   while (state.global_step < period_end && !interrupted) {
     train.set_epoch(state.epoch);
-    const std::int64_t skip = state.batches_done;
-    std::int64_t seen = 0;
-    for (const Batch& batch : train) {
-      if (seen++ < skip) continue;  // resuming inside a loader epoch: the order is the same
+    // Resuming inside a loader epoch (after an evaluation, or from a checkpoint) starts at its
+    // next batch; the order is the same, read by position, and nothing before it is loaded.
+    for (auto it = train.begin_at(state.batches_done); it != train.end(); ++it) {
+      const Batch& batch = *it;
       for (const auto& observer : observers) observer->on_step_begin(owner, state.global_step);
       const Tensor mean_loss = train_step(batch, o.steps - state.global_step);
       ++state.batches_done;

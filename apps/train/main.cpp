@@ -78,7 +78,8 @@ void add_options(CLI::App& app, kiln::TrainOptions& o, std::string& workers) {
                         {.least = 0, .least_open = true})
       ->capture_default_str();
   app.add_option("--schedule", o.schedule,
-                 "constant, step:N:G, multistep:A,B:G, exp:G, cosine, or warmup:N+<schedule>")
+                 "constant, step:N:G, multistep:A,B:G, exp:G, cosine[:MIN_LR[:DECAY_STEPS]] (nanoGPT's "
+                 "min_lr and lr_decay_iters), or warmup:N+<schedule>")
       ->capture_default_str();
   workers = std::to_string(o.workers);
   app.add_option("--workers", workers,

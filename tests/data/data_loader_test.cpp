@@ -322,3 +322,30 @@ TEST(DataLoader, ACudaTargetWithoutCudaGivesAClearError) {
     EXPECT_NE(std::string(e.what()).find("needs CUDA"), std::string::npos) << e.what();
   }
 }
+
+// Resuming inside an epoch: begin_at(b) gives the batches begin() gives from b on, with their
+// indices, and loads none before it; in an order kept in memory and in a computed one.
+TEST(DataLoader, BeginAtGivesTheBatchesBeginGivesFromThere) {
+  for (int workers : {0, 2}) {
+    DataLoader loader(std::make_shared<IndexDataset>(100),
+                      DataLoaderOptions{.batch_size = 7, .seed = 4, .num_workers = workers});
+    loader.set_epoch(3);
+    const Epoch whole = run_epoch(loader);
+    for (std::int64_t first : {0, 1, 5, 14}) {
+      loader.set_epoch(3);
+      std::vector<float> x;
+      std::int64_t expected = first;
+      for (auto it = loader.begin_at(first); it != loader.end(); ++it) {
+        EXPECT_EQ(it->index, expected++);
+        const auto v = it->x.to_vector<float>();
+        x.insert(x.end(), v.begin(), v.end());
+      }
+      EXPECT_EQ(expected, std::max<std::int64_t>(first, 15)) << "15 batches in all";
+      const std::vector<float> tail(whole.x.begin() + std::min<std::int64_t>(first * 7, 100) * 4,
+                                    whole.x.end());
+      EXPECT_EQ(x, tail) << "from batch " << first << ", " << workers << " workers";
+    }
+    EXPECT_TRUE(loader.begin_at(15) == loader.end());
+    EXPECT_THROW(loader.begin_at(-1), kiln::Error);
+  }
+}

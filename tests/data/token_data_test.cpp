@@ -364,3 +364,65 @@ TEST(Vocabulary, TheDifferenceOfTwoCharacterVocabulariesNamesTheCharacters) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// A field of /proc/self/status in bytes ("RssAnon", "RssFile"); -1 where the kernel has none.
+std::int64_t status_bytes(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field + ":", 0) == 0) return std::atoll(line.c_str() + field.size() + 1) * 1024;
+  return -1;
+}
+
+// A 4 GiB text read as bytes (a sparse file: it takes no disk) holds 2^29 windows of 8 tokens:
+// an epoch order in memory would take 4 GiB (8 bytes a window). Opening it and drawing a first
+// batch, and a batch deep inside the epoch, must leave the process about as large as before.
+TEST(TokenWindowDataset, AFileFarLargerThanTheLoadersMemoryOpensAndGivesItsFirstBatch) {
+  const std::filesystem::path path = fresh_folder("tok_huge") / "huge.txt";
+  const std::int64_t size = std::int64_t{4} << 30;
+  { std::ofstream(path, std::ios::binary) << "x"; }
+  std::filesystem::resize_file(path, static_cast<std::uintmax_t>(size));
+  const std::int64_t anon_before = status_bytes("RssAnon");
+  {
+    auto tokens = std::make_shared<const TokenSequence>(path.string());
+    auto windows = std::make_shared<TokenWindowDataset>(tokens, TokenWindowOptions{.context = 8});
+    ASSERT_EQ(windows->size(), (size - 1) / 8);
+    DataLoader loader(windows, DataLoaderOptions{.batch_size = 4, .seed = 7, .num_workers = 2});
+    auto first = loader.begin();
+    ASSERT_FALSE(first == loader.end());
+    EXPECT_EQ(first->x.size(0), 4);
+    loader.set_epoch(0);
+    auto deep = loader.begin_at(loader.batches_per_epoch() - 1);
+    ASSERT_FALSE(deep == loader.end());
+    EXPECT_EQ(deep->index, loader.batches_per_epoch() - 1);
+    if (anon_before >= 0)  // loose: the workers' stacks and the slots, never the 4 GiB order
+      EXPECT_LT(status_bytes("RssAnon") - anon_before, std::int64_t{64} << 20);
+  }
+  std::filesystem::remove(path);
+}
+
+// Checking a uint16 file's ids reads all of it; the pages read are given back as the check goes,
+// so a 96 MiB file leaves far less than its size resident once opened.
+TEST(TokenFile, CheckingAUint16FileLeavesLittleOfItResident) {
+  const std::filesystem::path path = fresh_folder("tok_u16_big") / "train.bin";
+  const std::int64_t tokens = std::int64_t{48} << 20;
+  {
+    std::ofstream out(path, std::ios::binary);
+    std::vector<std::uint16_t> chunk(1 << 16);
+    for (std::size_t i = 0; i < chunk.size(); ++i) chunk[i] = static_cast<std::uint16_t>(i % 50257);
+    for (std::int64_t k = 0; k < tokens / std::ssize(chunk); ++k)
+      out.write(reinterpret_cast<const char*>(chunk.data()),
+                static_cast<std::streamsize>(2 * chunk.size()));
+  }
+  const std::int64_t file_before = status_bytes("RssFile");
+  const TokenSequence t(path.string(), {.encoding = TokenEncoding::u16, .vocab_size = 50304});
+  EXPECT_EQ(t.size(), tokens);
+  EXPECT_EQ(t[tokens - 1], static_cast<std::int32_t>(((1 << 16) - 1) % 50257));
+  if (file_before >= 0) EXPECT_LT(status_bytes("RssFile") - file_before, std::int64_t{32} << 20);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace kiln

@@ -31,6 +31,9 @@ const Row kTable[] = {
     {"exp:0.5", 2.0f, 10, {2, 1, 0.5, 0.25, 0.125}},
     {"cosine", 1.0f, 4, {1, kHigh, 0.5, kLow, 0}},
     {"cosine:0.1", 1.0f, 2, {1, 0.55, 0.1}},
+    // nanoGPT's min_lr and lr_decay_iters: the floor from step 2 of a 10-step run on, held.
+    {"cosine:0.1:2", 1.0f, 10, {1, 0.55, 0.1, 0.1, 0.1}},
+    {"warmup:2+cosine:0.1:4", 1.0f, 10, {0, 0.5, 1, 0.55, 0.1, 0.1, 0.1}},
     {"warmup:4+cosine", 1.0f, 8, {0, 0.25, 0.5, 0.75, 1, kHigh, 0.5, kLow, 0}},
     {"warmup:2:0.5+step:2:0.1", 2.0f, 10, {1, 1.5, 2, 2, 0.2, 0.2, 0.02}},
     {"warmup:3+constant", 0.3f, 10, {0, 0.1, 0.2, 0.3, 0.3}},
@@ -89,6 +92,9 @@ TEST(LrSchedule, BadSpecsNameTheSpecAndTheAcceptedForms) {
       {"warmup:5:2+cosine", "the start factor must lie in [0, 1]"},
       {"cosine+warmup:5", "only a warm-up may stand before '+'"},
       {"warmup:100+cosine", "cosine needs steps to anneal over, but 0 remain"},
+      {"warmup:5+cosine:0.1:5", "cosine's decay_steps 5 must pass the 5 warm-up steps"},
+      {"cosine:0.1:2:3", "'cosine' takes the form cosine[:<min_lr>[:<decay_steps>]]"},
+      {"cosine:low", "min_lr 'low' is not a number"},
   };
   for (const auto& [spec, reason] : cases) {
     const std::string message = error_of(spec);
@@ -104,3 +110,23 @@ TEST(LrSchedule, BadSpecsNameTheSpecAndTheAcceptedForms) {
 
 }  // namespace
 }  // namespace kiln
+
+// nanoGPT's train.py get_lr past its warm-up: min_lr + (lr - min_lr) * (1 + cos(pi * ratio)) / 2
+// with ratio = (it - warmup_iters) / (lr_decay_iters - warmup_iters), and min_lr past
+// lr_decay_iters. (Its warm-up, lr * (it + 1) / (warmup_iters + 1), is not LinearLR's.)
+TEST(LrSchedule, CosineWithDecayStepsFollowsNanoGptsGetLrPastTheWarmUp) {
+  const double lr = 1e-3, min_lr = 1e-4;
+  const std::int64_t warmup = 100, decay = 5000, max_iters = 6000;
+  const auto schedule =
+      kiln::parse_schedule("warmup:100+cosine:1e-4:5000", static_cast<float>(lr), max_iters);
+  for (std::int64_t it = warmup; it <= max_iters; it += 37) {
+    double expected = min_lr;
+    if (it <= decay) {
+      const double ratio = double(it - warmup) / double(decay - warmup);
+      expected = min_lr + 0.5 * (1.0 + std::cos(3.14159265358979323846 * ratio)) * (lr - min_lr);
+    }
+    EXPECT_NEAR(schedule->lr_at(it), expected, 1e-9) << "step " << it;
+  }
+  EXPECT_EQ(schedule->describe(),
+            "warmup(100 steps from 0) + cosine(T_max=4900, eta_min=0.0001, then eta_min)");
+}
