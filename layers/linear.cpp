@@ -62,8 +62,7 @@ Shape Linear::output_shape(const Shape& input) const {
 }
 
 bool Linear::absorb(const Module& next) {
-  const auto* activation = dynamic_cast<const ActivationLayer*>(&next);
-  if (relu_ || absorbed_relu_ || activation == nullptr || activation->kind() != Activation::relu) return false;
+  if (relu_ || absorbed_relu_ || next.elementwise_activation() != Activation::relu) return false;
   absorbed_relu_ = true;
   return true;
 }

@@ -8,9 +8,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kiln/core/op_kinds.h"
 #include "kiln/core/tensor.h"
 #include "kiln/layers/module_extension.h"
 #include "kiln/layers/parameter_extension.h"
@@ -122,6 +124,9 @@ class Module {
     (void)next;
     return false;
   }
+  // The elementwise activation this module computes on its input and nothing else (an activation
+  // layer's kind), or none: what a module before it asks in absorb, to fuse it into its own op.
+  virtual std::optional<Activation> elementwise_activation() const { return std::nullopt; }
 
   // Why this module cannot be recorded once in a CUDA graph and replayed every step, or "" when
   // it can: a container gives its first child's reason, Dropout its own (its mask must change
