@@ -76,7 +76,7 @@ struct Parser {
       }
     } catch (const Error& e) {
       if (std::string_view(e.what()).starts_with("bad learning-rate schedule")) throw;
-      fail(e.what());
+      fail(e.text());
     }
     if (f[0] == "warmup") fail("warm-up must be followed by '+<schedule>'");
     fail(fmt::format("unknown schedule '{}'", f[0]));
@@ -95,7 +95,7 @@ struct Parser {
       return warmup_lr(steps, start, parse(text.substr(plus + 1), base, total - steps));
     } catch (const Error& e) {
       if (std::string_view(e.what()).starts_with("bad learning-rate schedule")) throw;
-      fail(e.what());
+      fail(e.text());
     }
   }
 };

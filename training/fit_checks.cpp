@@ -33,8 +33,8 @@ void check_loader_has_batches(const DataLoader& train) {
   KILN_CHECK(
       train.batches_per_epoch() > 0,
       "Trainer::fit: the training loader gives no batch: {} has {} samples for this rank, with "
-      "DataLoaderOptions::batch_size {}{}; give it data{}",
-      train.dataset().describe(), train.samples_per_epoch(), o.batch_size,
+      "{} {}{}; give it data{}",
+      train.dataset().describe(), train.samples_per_epoch(), Setting::batch_size, o.batch_size,
       o.drop_last ? " and drop_last" : "",
       o.drop_last ? ", or a batch_size of at most the samples" : "");
 }
@@ -95,7 +95,7 @@ void check_training_fits_memory(Module& model, const Optimizer& optimizer, const
                           .value_or(std::numeric_limits<std::int64_t>::max());
   check_memory_fits(e, saturating_add(e.optimizer_state, e.activations), available_memory(device),
                     device, "the model " + model.describe(),
-                    "use a smaller model, or a smaller DataLoaderOptions::batch_size");
+                    fmt::format("use a smaller model, or a smaller {}", Setting::batch_size));
 }
 
 }  // namespace kiln
