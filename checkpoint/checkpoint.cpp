@@ -148,7 +148,7 @@ void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& 
   try {
     optimizer.load_state(on_device, saved.state.optimizer_steps);
   } catch (const Error& e) {  // the optimizer's message names the tensor; this names the file
-    KILN_THROW("'{}': {}", moments_path, e.what());
+    KILN_THROW("'{}': {}", moments_path, e.text());
   }
 }
 

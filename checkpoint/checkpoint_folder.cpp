@@ -70,10 +70,10 @@ void replace_link(const fs::path& link, const std::string& target) {
 
 // `dir`, created if missing; checked before the lock file is made in it.
 const std::string& checked_folder(const std::string& dir, int keep) {
-  KILN_CHECK(keep >= 1, "TrainerOptions::keep_checkpoints must be at least 1, found {}", keep);
+  KILN_CHECK(keep >= 1, "{} must be at least 1, found {}", Setting::keep_checkpoints, keep);
   KILN_CHECK(!fs::exists(dir) || fs::is_directory(dir),
-             "TrainerOptions::checkpoint_dir '{}' is a file, not a folder: give a folder (it is created if missing)",
-             dir);
+             "{} '{}' is a file, not a folder: give a folder (it is created if missing)",
+             Setting::checkpoint_dir, dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
   KILN_CHECK(!ec, "cannot create checkpoint folder '{}': {}", dir, ec.message());
@@ -94,10 +94,10 @@ void check_no_user_files(const fs::path& dir) {
     const fs::file_status status = fs::symlink_status(path);
     KILN_CHECK(!fs::exists(status) || fs::is_symlink(status),
                "checkpoint folder '{}' holds '{}', a {} of its own where kiln keeps a link to "
-               "{}: a save would replace it; move it out of the folder, or give another "
-               "TrainerOptions::checkpoint_dir",
+               "{}: a save would replace it; move it out of the folder, or give another {}",
                dir.string(), std::string(name), fs::is_directory(status) ? "folder" : "file",
-               name == "latest" ? std::string("ckpt-N") : "latest/" + std::string(name));
+               name == "latest" ? std::string("ckpt-N") : "latest/" + std::string(name),
+               Setting::checkpoint_dir);
   }
 }
 
@@ -174,8 +174,8 @@ std::optional<std::string> find_unit(const std::string& dir) {
     const fs::path unit = fs::path(dir) / fs::read_symlink(fs::path(dir) / "latest");
     KILN_CHECK(fs::is_directory(unit),
                "'{}/latest' names the checkpoint {}, which is missing: was it deleted? Point "
-               "'latest' at another ckpt-N folder, or start fresh without Trainer::resume()",
-               dir, unit.string());
+               "'latest' at another ckpt-N folder, or start fresh without {}",
+               dir, unit.string(), Setting::resume);
     return unit.string();
   }
   if (fs::is_regular_file(fs::path(dir) / "state.json")) return dir;  // the first layout

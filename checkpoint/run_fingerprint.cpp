@@ -39,35 +39,35 @@ std::string describe_structure(const Module& model) {
 std::vector<RunField> description_fields(const RunDescription& r) {
   const std::optional<std::string> batch =
       r.batch_size > 0 ? std::optional<std::string>(std::to_string(r.batch_size)) : std::nullopt;
-  return {{"TrainerOptions::run.batch_size", batch},
-          {"TrainerOptions::run.beta1", text(r.beta1)},
-          {"TrainerOptions::run.beta2", text(r.beta2)},
-          {"TrainerOptions::clip_grad_norm", text(r.clip_grad_norm)},
-          {"TrainerOptions::run.data", text(r.data)},
-          {"TrainerOptions::run.eps", text(r.eps)},
-          {"TrainerOptions::run.loss", text(r.loss)},
-          {"TrainerOptions::run.lr", text(r.lr)},
-          {"TrainerOptions::run.model", text(r.model)},
-          {"TrainerOptions::run.momentum", text(r.momentum)},
-          {"TrainerOptions::run.nesterov", text(r.nesterov)},
-          {"TrainerOptions::run.shuffle", text(r.shuffle)},
-          {"TrainerOptions::run.optimizer", text(r.optimizer)},
-          {"TrainerOptions::run.samples", text(r.samples)},
-          {"TrainerOptions::run.schedule", text(r.schedule)},
-          {"TrainerOptions::run.seed", text(r.seed)},
-          {"TrainerOptions::run.test_data", r.test_data},
-          {"TrainerOptions::run.test_share", text(r.test_share)},
-          {"TrainerOptions::run.weight_decay", text(r.weight_decay)},
-          {"TrainerOptions::run.weight_decay_groups", text(r.weight_decay_groups)}};
+  return {{Setting::run_batch_size, batch},
+          {Setting::run_beta1, text(r.beta1)},
+          {Setting::run_beta2, text(r.beta2)},
+          {Setting::clip_grad_norm, text(r.clip_grad_norm)},
+          {Setting::run_data, text(r.data)},
+          {Setting::run_eps, text(r.eps)},
+          {Setting::run_loss, text(r.loss)},
+          {Setting::run_lr, text(r.lr)},
+          {Setting::run_model, text(r.model)},
+          {Setting::run_momentum, text(r.momentum)},
+          {Setting::run_nesterov, text(r.nesterov)},
+          {Setting::run_shuffle, text(r.shuffle)},
+          {Setting::run_optimizer, text(r.optimizer)},
+          {Setting::run_samples, text(r.samples)},
+          {Setting::run_schedule, text(r.schedule)},
+          {Setting::run_seed, text(r.seed)},
+          {Setting::run_test_data, r.test_data},
+          {Setting::run_test_share, text(r.test_share)},
+          {Setting::run_weight_decay, text(r.weight_decay)},
+          {Setting::run_weight_decay_groups, text(r.weight_decay_groups)}};
 }
 
 std::vector<RunField> fingerprint_fields(const RunFingerprint& f) {
   std::vector<RunField> fields = description_fields(f.run);
-  fields.push_back({"the model's structure", fmt::format("fnv1a {:016x}", fnv1a(f.model_structure))});
-  fields.push_back({"TrainerOptions::precision", f.precision});
-  fields.push_back({"TrainerOptions::bucket_mb", fmt::format("{}", f.bucket_mb)});
-  fields.push_back({"TrainerOptions::cuda_graph", f.cuda_graph ? "on" : "off"});
-  fields.push_back({"TrainerOptions::max_steps", std::to_string(f.max_steps)});
+  fields.push_back({Setting::model_structure, fmt::format("fnv1a {:016x}", fnv1a(f.model_structure))});
+  fields.push_back({Setting::precision, f.precision});
+  fields.push_back({Setting::bucket_mb, fmt::format("{}", f.bucket_mb)});
+  fields.push_back({Setting::cuda_graph, f.cuda_graph ? "on" : "off"});
+  fields.push_back({Setting::max_steps, std::to_string(f.max_steps)});
   return fields;
 }
 

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/core/setting.h"
+
 namespace kiln {
 
 class Module;
@@ -56,10 +58,10 @@ struct RunFingerprint {
   std::int64_t max_steps = 0;
 };
 
-// One field of the record: its name in this API ("TrainerOptions::run.lr") and its value as
-// text (nothing: not recorded).
+// One field of the record: the setting it records (named "TrainerOptions::run.lr" in this API)
+// and its value as text (nothing: not recorded).
 struct RunField {
-  std::string_view name;
+  Setting setting;
   std::optional<std::string> value;
 };
 

@@ -4,7 +4,8 @@
 namespace kiln {
 
 Error::Error(std::string message, std::string where)
-    : std::runtime_error(std::move(message)), where_(std::move(where)) {}
+    : std::runtime_error(in_words(message, api_setting_words())), where_(std::move(where)),
+      text_(std::move(message)) {}
 
 namespace detail {
 
@@ -27,8 +28,8 @@ void throw_check_failed(const char* file, int line, const char* condition, std::
 
 void throw_built_without_cuda(const char* what) {
   throw Error(fmt::format("{} needs CUDA, but this kiln was built without CUDA; rebuild with the "
-                          "CUDA toolkit installed (-DKILN_CUDA=ON) or use Device::cpu()",
-                          what),
+                          "CUDA toolkit installed (-DKILN_CUDA=ON) or use {}",
+                          what, Setting::cpu_device),
               "kiln");
 }
 

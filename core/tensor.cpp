@@ -28,7 +28,7 @@ std::shared_ptr<Storage> allocate_tensor(const Shape& shape, DType dtype, Device
     return Storage::allocate(static_cast<std::size_t>(*bytes), device, host);
   } catch (const OutOfMemory& e) {
     throw OutOfMemory(
-        fmt::format("{} (a {} tensor of shape {})", e.what(), dtype_name(dtype), shape.str()),
+        fmt::format("{} (a {} tensor of shape {})", e.text(), dtype_name(dtype), shape.str()),
         e.where());
   } catch (const std::bad_alloc&) {
     throw OutOfMemory(

@@ -140,9 +140,9 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) try
     KILN_CHECK(label >= 0.0f && label == std::floor(label) && label < 2147483648.0f,
                "{}: row {}, label column {}: {} is not a non-negative integer label (a "
                "regression target? read it as a float: CsvOptions::float_target, or "
-               "data spec csv:PATH:target=float)",
+               "{} csv:PATH:target=float)",
                path, line_number, label_column_ + 1,
-               excerpt(cells[static_cast<std::size_t>(label_column_)]));
+               excerpt(cells[static_cast<std::size_t>(label_column_)]), Setting::data_spec);
     labels_.push_back(static_cast<std::int32_t>(label));
     max_label = std::max(max_label, labels_.back());
     KILN_CHECK(options.num_classes == 0 || labels_.back() < options.num_classes,

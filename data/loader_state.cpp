@@ -26,7 +26,8 @@ Error wrap_sample_error(const std::exception* e, std::int64_t index, std::int64_
   const auto* error = dynamic_cast<const Error*>(e);
   return Error(
       fmt::format("loading sample {} (batch {} of epoch {}) of {} failed: {}", index, batch, epoch,
-                  dataset.describe(), e != nullptr ? e->what() : "unknown exception"),
+                  dataset.describe(),
+                  error != nullptr ? error->text() : e != nullptr ? e->what() : "unknown exception"),
       error != nullptr ? error->where() : "loader_state.cpp");
 }
 
@@ -49,7 +50,7 @@ Shape slot_shape(std::int64_t rows, ShapeOf&& sample_of, const Dataset& dataset,
     return Shape(std::move(dims));
   } catch (const Error& e) {
     throw Error(fmt::format("a DataLoader over {}: a batch of {} {}: {}", dataset.describe(), rows,
-                            what, e.what()),
+                            what, e.text()),
                 e.where());
   }
 }

@@ -67,8 +67,9 @@ HeldOut hold_out_share(std::shared_ptr<const Dataset> base, double share) {
   }
   KILN_CHECK(!test.empty() && !train.empty(),
              "{} has {} samples: holding out a share of {} for testing leaves {} to test and {} "
-             "to train; change DataSpecOptions::test_share or give DataSpecOptions::test_data",
-             base->describe(), base->size(), share, test.size(), train.size());
+             "to train; change {} or give {}",
+             base->describe(), base->size(), share, test.size(), train.size(), Setting::test_share,
+             Setting::test_data);
   return {std::make_shared<SubsetDataset>(base, std::move(train)),
           std::make_shared<SubsetDataset>(base, std::move(test))};
 }

@@ -14,10 +14,8 @@ namespace kiln {
 namespace {
 void check_gpus_usable() {
   KILN_CHECK(cuda_available(),
-             "NCCL communicators (make_nccl_communicators, or make_nccl_communicator under MPI) need "
-             "a GPU, but none can be used: {}; use Device::cpu() (under MPI, gradients then go "
-             "through MpiCommunicator)",
-             cuda_unavailable_reason());
+             "NCCL communicators ({}) need a GPU, but none can be used: {}; use {}",
+             Setting::nccl_communicators, cuda_unavailable_reason(), Setting::cpu_device_under_mpi);
 }
 }  // namespace
 
@@ -30,7 +28,7 @@ std::vector<std::unique_ptr<Communicator>> make_nccl_communicators(std::span<con
 #else
   (void)options;
   detail::throw_built_without_cuda(
-      "NCCL communicators (make_nccl_communicators, or make_nccl_communicator under MPI)");
+      fmt::format("NCCL communicators ({})", Setting::nccl_communicators).c_str());
 #endif
 }
 
@@ -42,7 +40,7 @@ std::unique_ptr<Communicator> make_nccl_communicator(int device, MpiCommunicator
 #else
   (void)device, (void)bootstrap, (void)options;
   detail::throw_built_without_cuda(
-      "NCCL communicators (make_nccl_communicators, or make_nccl_communicator under MPI)");
+      fmt::format("NCCL communicators ({})", Setting::nccl_communicators).c_str());
 #endif
 }
 

@@ -6,14 +6,17 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <typeinfo>
+#include <unordered_map>
 
 #include "kiln/core/error.h"
 #include "kiln/layers/activations.h"
 #include "kiln/layers/batch_norm.h"
+#include "kiln/layers/batch_norm2d.h"
 #include "kiln/layers/causal_self_attention.h"
 #include "kiln/layers/conv2d.h"
 #include "kiln/layers/embedding.h"
@@ -30,6 +33,16 @@
 namespace kiln {
 
 namespace {
+
+struct RegisteredExport {
+  std::string name;  // "Linear", for the message about a module no exporter is registered for
+  OnnxExporter write;
+};
+// Filled at load time by the RegisterOnnxExport objects, here and in any other file of export/.
+std::unordered_map<std::type_index, RegisteredExport>& onnx_exporters() {
+  static std::unordered_map<std::type_index, RegisteredExport> exporters;
+  return exporters;
+}
 
 std::string child_path(const std::string& path, const std::string& name) {
   return path.empty() ? name : path + "." + name;
@@ -322,53 +335,84 @@ std::string gpt(OnnxGraph& graph, const Gpt& model, const std::string& path, con
       graph.add_node("MatMul", {h, transposed(graph, wte, head_path)}, head_path));
 }
 
+// Each module type kiln has, beside the function that writes it.
+const RegisterOnnxExport<Sequential> kSequential(
+    "Sequential", [](OnnxGraph& graph, const Sequential& seq, const std::string& path, std::string x) {
+      for (std::size_t i = 0; i < seq.size(); ++i)
+        x = export_module(graph, seq[i], child_path(path, fmt::format("layers.{}", i)), x);
+      return x;
+    });
+const RegisterOnnxExport<Residual> kResidual(
+    "Residual", [](OnnxGraph& graph, const Residual& residual, const std::string& path, const std::string& x) {
+      const std::string body = export_module(graph, residual.body(), child_path(path, "body"), x);
+      return OnnxGraph::output(graph.add_node("Add", {x, body}, path));
+    });
+template <typename Layer> std::string activation_layer(OnnxGraph& graph, const Layer& a, const std::string& path,
+                                                         const std::string& x) {
+  return activation(graph, a.kind(), a.alpha(), path, x);
+}
+const RegisterOnnxExport<ActivationLayer> kActivationLayer("ActivationLayer", activation_layer<ActivationLayer>);
+const RegisterOnnxExport<ReLU> kRelu("ReLU", activation_layer<ReLU>);
+const RegisterOnnxExport<LeakyReLU> kLeakyRelu("LeakyReLU", activation_layer<LeakyReLU>);
+const RegisterOnnxExport<Sigmoid> kSigmoid("Sigmoid", activation_layer<Sigmoid>);
+const RegisterOnnxExport<Tanh> kTanh("Tanh", activation_layer<Tanh>);
+const RegisterOnnxExport<GELU> kGelu("GELU", activation_layer<GELU>);
+const RegisterOnnxExport<Linear> kLinear("Linear", linear);
+const RegisterOnnxExport<Conv2d> kConv2d("Conv2d", conv2d);
+const RegisterOnnxExport<MaxPool2d> kMaxPool2d(
+    "MaxPool2d", [](OnnxGraph& graph, const MaxPool2d& p, const std::string& path, const std::string& x) {
+      return pool2d(graph, p, true, path, x);
+    });
+const RegisterOnnxExport<AvgPool2d> kAvgPool2d(
+    "AvgPool2d", [](OnnxGraph& graph, const AvgPool2d& p, const std::string& path, const std::string& x) {
+      return pool2d(graph, p, false, path, x);
+    });
+const RegisterOnnxExport<BatchNorm1d> kBatchNorm1d("BatchNorm1d", batch_norm);
+const RegisterOnnxExport<BatchNorm2d> kBatchNorm2d("BatchNorm2d", batch_norm);
+const RegisterOnnxExport<LayerNorm> kLayerNorm("LayerNorm", layer_norm);
+const RegisterOnnxExport<Dropout> kDropout(  // the identity in eval mode
+    "Dropout", [](OnnxGraph& graph, const Dropout&, const std::string& path, const std::string& x) {
+      return OnnxGraph::output(graph.add_node("Identity", {x}, path));
+    });
+const RegisterOnnxExport<Flatten> kFlatten(
+    "Flatten", [](OnnxGraph& graph, const Flatten&, const std::string& path, const std::string& x) {
+      onnx::NodeProto& flatten = graph.add_node("Flatten", {x}, path);
+      set_attribute(flatten, "axis", std::int64_t{1});  // (N, d1, d2, ...) -> (N, d1 * d2 * ...)
+      return OnnxGraph::output(flatten);
+    });
+const RegisterOnnxExport<Embedding> kEmbedding(
+    "Embedding", [](OnnxGraph& graph, const Embedding& e, const std::string& path, const std::string& ids) {
+      return embedding(graph, required_weight(graph, e, path, "weight"), path, ids);
+    });
+const RegisterOnnxExport<CausalSelfAttention> kCausalSelfAttention("CausalSelfAttention", causal_self_attention);
+const RegisterOnnxExport<GptBlock> kGptBlock("GptBlock", gpt_block);
+const RegisterOnnxExport<Gpt> kGpt("Gpt", gpt);
+
 }  // namespace
+
+namespace detail {
+
+void register_onnx_export(std::type_index type, std::string name, OnnxExporter write) {
+  onnx_exporters().insert_or_assign(type, RegisteredExport{std::move(name), std::move(write)});
+}
+
+}  // namespace detail
 
 std::string export_module(OnnxGraph& graph, const Module& module, const std::string& path,
                           const std::string& input) {
-  if (const auto* seq = dynamic_cast<const Sequential*>(&module)) {
-    std::string x = input;
-    for (std::size_t i = 0; i < seq->size(); ++i)
-      x = export_module(graph, (*seq)[i], child_path(path, fmt::format("layers.{}", i)), x);
-    return x;
-  }
-  if (const auto* residual = dynamic_cast<const Residual*>(&module)) {
-    const std::string body =
-        export_module(graph, residual->body(), child_path(path, "body"), input);
-    return OnnxGraph::output(graph.add_node("Add", {input, body}, path));
-  }
-  if (const auto* g = dynamic_cast<const Gpt*>(&module)) return gpt(graph, *g, path, input);
-  if (const auto* b = dynamic_cast<const GptBlock*>(&module)) return gpt_block(graph, *b, path, input);
-  if (const auto* a = dynamic_cast<const CausalSelfAttention*>(&module))
-    return causal_self_attention(graph, *a, path, input);
-  if (const auto* e = dynamic_cast<const Embedding*>(&module))
-    return embedding(graph, required_weight(graph, *e, path, "weight"), path, input);
-  if (const auto* l = dynamic_cast<const Linear*>(&module)) return linear(graph, *l, path, input);
-  if (const auto* a = dynamic_cast<const ActivationLayer*>(&module))
-    return activation(graph, a->kind(), a->alpha(), path, input);
-  if (const auto* c = dynamic_cast<const Conv2d*>(&module)) return conv2d(graph, *c, path, input);
-  if (const auto* p = dynamic_cast<const MaxPool2d*>(&module))
-    return pool2d(graph, *p, true, path, input);
-  if (const auto* p = dynamic_cast<const AvgPool2d*>(&module))
-    return pool2d(graph, *p, false, path, input);
-  if (const auto* bn = dynamic_cast<const BatchNorm1d*>(&module))
-    return batch_norm(graph, *bn, path, input);
-  if (const auto* ln = dynamic_cast<const LayerNorm*>(&module))
-    return layer_norm(graph, *ln, path, input);
-  if (dynamic_cast<const Dropout*>(&module) != nullptr)  // the identity in eval mode
-    return OnnxGraph::output(graph.add_node("Identity", {input}, path));
-  if (dynamic_cast<const Flatten*>(&module) != nullptr) {
-    onnx::NodeProto& flatten = graph.add_node("Flatten", {input}, path);
-    set_attribute(flatten, "axis", std::int64_t{1});  // (N, d1, d2, ...) -> (N, d1 * d2 * ...)
-    return OnnxGraph::output(flatten);
-  }
+  const auto& exporters = onnx_exporters();
+  if (const auto found = exporters.find(std::type_index(typeid(module))); found != exporters.end())
+    return found->second.write(graph, module, path, input);
+  std::vector<std::string> known;
+  for (const auto& [type, registered] : exporters) known.push_back(registered.name);
+  std::sort(known.begin(), known.end());
+  const std::string last = known.empty() ? "nothing" : known.back();
+  if (!known.empty()) known.pop_back();
   KILN_THROW(
       "ONNX export: the module at {} is {} ({}), which kiln's ONNX exporter cannot write; it "
-      "knows Sequential, Residual, Linear, ReLU, LeakyReLU, Sigmoid, Tanh, GELU, Conv2d, "
-      "MaxPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, LayerNorm, Dropout, Flatten, Embedding, "
-      "CausalSelfAttention, GptBlock and Gpt "
-      "(export/onnx_layers.cpp)",
-      where(path), module.describe(), type_name(module));
+      "knows {}{}{} (each type registers its export: RegisterOnnxExport in export/onnx_layers.h)",
+      where(path), module.describe(), type_name(module), fmt::join(known, ", "),
+      known.empty() ? "" : " and ", last);
 }
 
 }  // namespace kiln

@@ -14,6 +14,7 @@ class ActivationLayer : public Module {
   Shape output_shape(const Shape& input) const override { return input; }
   Activation kind() const { return kind_; }
   float alpha() const { return alpha_; }  // LeakyReLU's negative slope
+  std::optional<Activation> elementwise_activation() const override { return kind_; }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;

@@ -27,7 +27,7 @@ CausalSelfAttention::CausalSelfAttention(std::int64_t width, std::int64_t heads,
   c_proj_ = std::make_shared<Linear>(width_, width_, gen);
   attn_dropout_ = std::make_shared<Dropout>(dropout_, dropout_seed);
   resid_dropout_ = std::make_shared<Dropout>(dropout_, dropout_seed + 1);
-  register_module("c_attn", c_attn_);
+  register_module("c_attn", c_attn_, ChildInput::parent_input);
   register_module("c_proj", c_proj_);
   register_module("attn_dropout", attn_dropout_);
   register_module("resid_dropout", resid_dropout_);

@@ -43,10 +43,10 @@ Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& g
       bias_ = &register_parameter("bias", std::move(b));
     }
   } catch (const OutOfMemory& e) {
-    throw OutOfMemory(fmt::format("Linear({} -> {}): its parameters: {}", in_, out_, e.what()),
+    throw OutOfMemory(fmt::format("Linear({} -> {}): its parameters: {}", in_, out_, e.text()),
                       e.where());
   } catch (const Error& e) {
-    throw Error(fmt::format("Linear({} -> {}): its parameters: {}", in_, out_, e.what()),
+    throw Error(fmt::format("Linear({} -> {}): its parameters: {}", in_, out_, e.text()),
                 e.where());
   }
 }
@@ -62,8 +62,7 @@ Shape Linear::output_shape(const Shape& input) const {
 }
 
 bool Linear::absorb(const Module& next) {
-  const auto* activation = dynamic_cast<const ActivationLayer*>(&next);
-  if (relu_ || absorbed_relu_ || activation == nullptr || activation->kind() != Activation::relu) return false;
+  if (relu_ || absorbed_relu_ || next.elementwise_activation() != Activation::relu) return false;
   absorbed_relu_ = true;
   return true;
 }

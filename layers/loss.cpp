@@ -24,15 +24,15 @@ const Tensor& Loss::forward(const Tensor& output, const Tensor& target) {
   KILN_CHECK(target.defined(), "{}: the target is an undefined tensor", describe());
   if (expects_class_labels())
     KILN_CHECK(target.dtype() == DType::i32,
-               "{} needs class labels (int32), found float targets {}: use MSELoss "
+               "{} needs class labels (int32), found float targets {}: use {} "
                "for regression, or data whose target is a class label",
-               describe(), target_text(target));
+               describe(), target_text(target), Setting::mse_loss);
   else
     KILN_CHECK(target.dtype() == DType::f32,
-               "{} needs float targets, found class labels {}: use CrossEntropyLoss "
+               "{} needs float targets, found class labels {}: use {} "
                "for classification, or read the target as a float (csv:PATH:target=float, a "
                "float32 .npy labels file)",
-               describe(), target_text(target));
+               describe(), target_text(target), Setting::cross_entropy_loss);
   return compute(output, target);
 }
 
@@ -53,8 +53,8 @@ void check_loss_fits_targets(const Loss& loss, bool class_labels, const std::str
   KILN_CHECK(loss.expects_class_labels() == class_labels, "{} needs {}, but {} has {}: {}",
              loss.describe(), loss.expects_class_labels() ? "class labels" : "float targets", data,
              class_labels ? "class labels" : "float targets",
-             class_labels ? "use CrossEntropyLoss"
-                          : "use MSELoss (or give data with class labels)");
+             class_labels ? fmt::format("use {}", Setting::cross_entropy_loss)
+                          : fmt::format("use {} (or give data with class labels)", Setting::mse_loss));
 }
 
 }  // namespace kiln

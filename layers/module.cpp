@@ -10,10 +10,9 @@ namespace kiln {
 
 namespace {
 
-// The forward whose registered children are running: its input and its input-gradient wish.
+// The forward whose registered children are running, and its input-gradient wish.
 struct ForwardFrame {
   const Module* module;
-  const Tensor* input;
   bool input_grad_wanted;
 };
 thread_local const ForwardFrame* current_frame = nullptr;
@@ -82,11 +81,11 @@ const Tensor& Module::forward(const Tensor& x) {
              "{}: the input is on {} but the module is on {}; call .to({}) on one of them",
              describe(), x.device().str(), device_.str(), device_.str());
   last_output_shape_ = output_shape(x.shape());  // checks the input shape
-  // A registered child fed its parent's input (the same elements, or a view of them) wants what
-  // the parent wants; fed anything computed inside the parent, it must give its gradient.
+  // A registered child fed its parent's input wants what the parent wants; fed anything computed
+  // inside the parent, it must give its gradient (as its parent stated in register_module).
   if (current_frame != nullptr && current_frame->module == parent_)
-    input_grad_wanted_ = current_frame->input_grad_wanted || x.raw_data() != current_frame->input->raw_data();
-  const ForwardFrame frame{this, &x, input_grad_wanted_};
+    input_grad_wanted_ = fed_ == ChildInput::computed || current_frame->input_grad_wanted;
+  const ForwardFrame frame{this, input_grad_wanted_};
   const EnteredFrame entered(frame);
   output_ = forward_impl(x);
   // What the implementation returned is checked here, naming it, rather than by the next layer.
@@ -281,7 +280,7 @@ void Module::register_generator(std::string name, Generator& generator) {
   generators_.emplace_back(std::move(name), &generator);
 }
 
-void Module::register_module(std::string name, std::shared_ptr<Module> child) {
+void Module::register_module(std::string name, std::shared_ptr<Module> child, ChildInput input) {
   KILN_CHECK(child != nullptr, "register_module('{}') with a null module", name);
   // One module in two places would run twice per step on one set of forward caches, and its
   // backward would use the last call's for both: wrong gradients, without an error.
@@ -295,6 +294,7 @@ void Module::register_module(std::string name, std::shared_ptr<Module> child) {
   for (Parameter* p : child->parameters()) p->name = name + "." + p->name;
   for (Buffer* b : child->buffers()) b->name = name + "." + b->name;
   child->parent_ = this;
+  child->fed_ = input;
   children_.emplace_back(std::move(name), std::move(child));
   for (const auto& extension : extensions_) {  // the new child joins this module's extensions
     extension->joined(*this);                  // which see this one again: it has a child now

@@ -8,9 +8,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kiln/core/op_kinds.h"
 #include "kiln/core/tensor.h"
 #include "kiln/layers/module_extension.h"
 #include "kiln/layers/parameter_extension.h"
@@ -46,6 +48,12 @@ struct Buffer {
   Tensor value;
 };
 
+// What a registered child is fed in its parent's forward, as the parent states it when it
+// registers the child: `computed`, a value the parent computed (the child must give its input
+// gradient), or `parent_input`, the parent's own input or a view of it (the child gives its input
+// gradient when the parent must give its own).
+enum class ChildInput : unsigned char { computed, parent_input };
+
 class Module {
  public:
   virtual ~Module();
@@ -68,10 +76,9 @@ class Module {
   // whose gradient nobody reads: the trainer turns it off, and then a Sequential runs no backward
   // of its leading layers without parameters and its first layer with parameters skips its
   // input-gradient product (Linear's dx GEMM, Conv2d's backward-data convolution), as PyTorch
-  // does for inputs that do not require grad. Children registered with register_module take
-  // their wish from the parent at each forward, as to, train and parameters recurse: a child fed
-  // the parent's own input (or a view of it) wants what the parent wants, one fed anything
-  // computed inside the parent wants its gradient. A module of one's own forwards nothing.
+  // does for inputs that do not require grad. A child registered with register_module takes its
+  // wish at each forward from what its parent stated when registering it (ChildInput), as to,
+  // train and parameters recurse. A module of one's own forwards nothing.
   void set_input_grad_wanted(bool wanted) { input_grad_wanted_ = wanted; }
   bool input_grad_wanted() const { return input_grad_wanted_; }
 
@@ -117,6 +124,9 @@ class Module {
     (void)next;
     return false;
   }
+  // The elementwise activation this module computes on its input and nothing else (an activation
+  // layer's kind), or none: what a module before it asks in absorb, to fuse it into its own op.
+  virtual std::optional<Activation> elementwise_activation() const { return std::nullopt; }
 
   // Why this module cannot be recorded once in a CUDA graph and replayed every step, or "" when
   // it can: a container gives its first child's reason, Dropout its own (its mask must change
@@ -138,8 +148,10 @@ class Module {
   // Buffers likewise: created on the CPU, moved by to(), read through the returned reference.
   Buffer& register_buffer(std::string name, Tensor value);
   // Throws kiln::Error for a module registered already (here or in another module): one module
-  // in two places would compute wrong gradients (its forward caches serve one call).
-  void register_module(std::string name, std::shared_ptr<Module> child);
+  // in two places would compute wrong gradients (its forward caches serve one call). `input`
+  // says what this module's forward feeds the child (ChildInput above).
+  void register_module(std::string name, std::shared_ptr<Module> child,
+                       ChildInput input = ChildInput::computed);
   // A generator of this module's (it must outlive the module), listed by generators().
   void register_generator(std::string name, Generator& generator);
   // Returns `buffer` reshaped to `shape` on this module's device, reallocating only when the
@@ -162,6 +174,7 @@ class Module {
   Device device_ = Device::cpu();
   bool training_ = true;
   bool input_grad_wanted_ = true;
+  ChildInput fed_ = ChildInput::computed;  // what the parent's forward feeds this module
   bool has_forward_ = false;
   Shape last_output_shape_;
   Shape last_input_shape_;  // what backward's result must match

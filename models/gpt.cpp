@@ -60,7 +60,7 @@ Gpt::Gpt(const GptConfig& c, Generator& gen, const std::atomic<bool>* stop) : co
   wte_ = std::make_shared<Embedding>(c.vocabulary, c.width, gen);
   wpe_ = std::make_shared<Embedding>(c.context, c.width, gen);
   drop_ = std::make_shared<Dropout>(c.dropout, c.dropout_seed);
-  register_module("transformer.wte", wte_);
+  register_module("transformer.wte", wte_, ChildInput::parent_input);
   register_module("transformer.wpe", wpe_);
   register_module("transformer.drop", drop_);
   for (std::int64_t i = 0; i < c.layers; ++i) {

@@ -12,7 +12,7 @@ GptMlp::GptMlp(std::int64_t width, float dropout, Generator& gen, std::uint64_t 
   gelu_ = std::make_shared<GELU>(GeluApproximate::tanh);
   c_proj_ = std::make_shared<Linear>(4 * width, width, gen);
   dropout_ = std::make_shared<Dropout>(dropout, dropout_seed);
-  register_module("c_fc", c_fc_);
+  register_module("c_fc", c_fc_, ChildInput::parent_input);
   register_module("gelu", gelu_);
   register_module("c_proj", c_proj_);
   register_module("dropout", dropout_);
@@ -42,7 +42,7 @@ GptBlock::GptBlock(std::int64_t width, std::int64_t heads, float dropout, Genera
   attn_ = std::make_shared<CausalSelfAttention>(width, heads, dropout, gen, dropout_seed);
   ln_2_ = std::make_shared<LayerNorm>(width);
   mlp_ = std::make_shared<GptMlp>(width, dropout, gen, dropout_seed + 2);
-  register_module("ln_1", ln_1_);
+  register_module("ln_1", ln_1_, ChildInput::parent_input);
   register_module("attn", attn_);
   register_module("ln_2", ln_2_);
   register_module("mlp", mlp_);

@@ -10,7 +10,7 @@ Residual::Residual(std::shared_ptr<Module> body, const std::optional<Shape>& inp
   KILN_CHECK(body_ != nullptr, "Residual needs a body module, found a null one");
   body_->to(device());
   body_->train(is_training());
-  register_module("body", body_);
+  register_module("body", body_, ChildInput::parent_input);
   if (input) output_shape(*input);
 }
 

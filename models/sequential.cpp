@@ -15,7 +15,8 @@ Sequential& Sequential::add(std::shared_ptr<Module> module) {
              module->describe());
   module->to(device());
   module->train(is_training());
-  register_module(fmt::format("layers.{}", modules_.size()), module);
+  register_module(fmt::format("layers.{}", modules_.size()), module,
+                  modules_.empty() ? ChildInput::parent_input : ChildInput::computed);
   absorbed_.push_back(!modules_.empty() && modules_.back()->absorb(*module));
   modules_.push_back(std::move(module));
   return *this;

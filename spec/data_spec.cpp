@@ -32,7 +32,7 @@ constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
 // file or folder sorted by class still gives every class (an image folder lists class 0 first).
 std::shared_ptr<const Dataset> spread(std::shared_ptr<const Dataset> data, std::int64_t samples) {
   if (samples <= 0 || samples == data->size()) return data;
-  KILN_CHECK(samples <= data->size(), "DataSpecOptions::samples {} is more than the {} samples of {}", samples,
+  KILN_CHECK(samples <= data->size(), "{} {} is more than the {} samples of {}", Setting::samples, samples,
              data->size(), data->describe());
   std::vector<std::int64_t> indices(static_cast<std::size_t>(samples));
   for (std::int64_t i = 0; i < samples; ++i) indices[static_cast<std::size_t>(i)] = i * data->size() / samples;
@@ -58,9 +58,9 @@ DataSplits article_splits(const DataSpecOptions& o) {
   // Generated, so any size parses; but each epoch's order holds 24 bytes per sample.
   const auto most = static_cast<std::int64_t>(host_memory_bytes() / 32);
   KILN_CHECK(most == 0 || options.size <= most,
-             "DataSpecOptions::samples {} for the article set: at most {} fit in this machine's memory (each "
+             "{} {} for the article set: at most {} fit in this machine's memory (each "
              "epoch's sample order takes 24 bytes per sample)",
-             options.size, most);
+             Setting::samples, options.size, most);
   options.seed = o.seed;
   const std::int64_t train_size = options.size;
   const std::int64_t test_size = std::max<std::int64_t>(1, train_size / 8);
@@ -98,7 +98,8 @@ CsvSource csv_source(std::string argument) {
       break;  // not an option: part of the path
     const std::string value = option.substr(equals + 1);
     if (key == "label") {
-      KILN_CHECK(!value.empty(), "data spec csv:...:label= needs a column name or 0-based index");
+      KILN_CHECK(!value.empty(), "{} csv:...:label= needs a column name or 0-based index",
+                 Setting::data_spec);
       int index = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), index);
       if (ec == std::errc() && end == value.data() + value.size())
@@ -107,19 +108,19 @@ CsvSource csv_source(std::string argument) {
         options.label_column = value;
     } else if (key == "target") {
       KILN_CHECK(value == "class" || value == "float",
-                 "data spec csv:...:target={}: expected target=class (integer labels) or "
+                 "{} csv:...:target={}: expected target=class (integer labels) or "
                  "target=float (regression)",
-                 value);
+                 Setting::data_spec, value);
       options.float_target = value == "float";
     } else {
       KILN_THROW(
-          "data spec csv:...:{}: unknown option '{}'; csv takes label=COLUMN (a header name or "
+          "{} csv:...:{}: unknown option '{}'; csv takes label=COLUMN (a header name or "
           "0-based index) and target=class|float",
-          option, key);
+          Setting::data_spec, option, key);
     }
     argument.erase(colon);
   }
-  KILN_CHECK(!argument.empty(), "data spec csv:PATH needs a file");
+  KILN_CHECK(!argument.empty(), "{} csv:PATH needs a file", Setting::data_spec);
   return {argument, options};
 }
 
@@ -140,14 +141,14 @@ std::shared_ptr<const Dataset> test_source(const DataSplits& main, const DataSpe
   const Dataset& train = *main.train;
   KILN_CHECK(
       test->sample_shape() == train.sample_shape(),
-      "DataSpecOptions::test_data {} has samples of shape {}, but the training data has {}: both need one shape",
-      test->describe(), test->sample_shape().str(), train.sample_shape().str());
+      "{} {} has samples of shape {}, but the training data has {}: both need one shape",
+      Setting::test_data, test->describe(), test->sample_shape().str(), train.sample_shape().str());
   KILN_CHECK(test->has_class_labels() == train.has_class_labels() &&
                  test->target_shape() == train.target_shape() &&
                  test->num_classes() <= train.num_classes(),
-             "DataSpecOptions::test_data {} has {}, but the training data {} has {}: both need the same kind of "
+             "{} {} has {}, but the training data {} has {}: both need the same kind of "
              "target (and no more classes)",
-             test->describe(), describe_targets(*test), train.describe(), describe_targets(train));
+             Setting::test_data, test->describe(), describe_targets(*test), train.describe(), describe_targets(train));
   return test;
 }
 
@@ -167,7 +168,7 @@ std::string only_split_folder(const std::string& dir) {
 // images held out.
 DataSplits image_splits(const std::string& dir, const DataSpecOptions& o) {
   namespace fs = std::filesystem;
-  KILN_CHECK(!dir.empty(), "data spec images:DIR needs a folder");
+  KILN_CHECK(!dir.empty(), "{} images:DIR needs a folder", Setting::data_spec);
   if (fs::is_directory(dir + "/train") && fs::is_directory(dir + "/test")) {
     auto train = std::make_shared<ImageFolderDataset>(dir + "/train");
     auto test = std::make_shared<ImageFolderDataset>(dir + "/test");
@@ -197,7 +198,7 @@ std::vector<std::string> npy_files(const std::string& argument) {
 
 // npy:FEATURES[,LABELS] — labels from a second file, or the last column of a 2-D features array.
 DataSplits npy_splits(const std::string& argument, const DataSpecOptions& o) {
-  KILN_CHECK(!argument.empty(), "data spec npy:FEATURES[,LABELS] needs a file");
+  KILN_CHECK(!argument.empty(), "{} npy:FEATURES[,LABELS] needs a file", Setting::data_spec);
   const std::vector<std::string> files = npy_files(argument);
   NpyOptions options;
   if (files.size() == 2) options.labels_path = files[1];
@@ -210,7 +211,8 @@ DataSplits open_source(const std::string& spec, const DataSpecOptions& options) 
   const std::string argument = colon == std::string::npos ? "" : spec.substr(colon + 1);
   if (kind == "fashion-mnist") return fashion_mnist_splits(argument, options);
   if (kind == "article") {
-    KILN_CHECK(argument.empty(), "data spec article takes no argument (use DataSpecOptions::samples), found '{}'", spec);
+    KILN_CHECK(argument.empty(), "{} article takes no argument (use {}), found '{}'", Setting::data_spec,
+               SettingUsage{Setting::samples}, spec);
     return article_splits(options);
   }
   if (kind == "csv") return csv_splits(argument, options);
@@ -225,18 +227,19 @@ DataSplits open_source(const std::string& spec, const DataSpecOptions& options) 
 DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
   if (options.test_share)
     KILN_CHECK(*options.test_share >= 0.0 && *options.test_share < 1.0,
-               "DataSpecOptions::test_share must be in [0, 1) (0: no test split), found {}", *options.test_share);
+               "{} must be in [0, 1) (0: no test split), found {}", Setting::test_share,
+               *options.test_share);
   KILN_CHECK(!(options.test_share && !options.test_data.empty()),
-             "DataSpecOptions::test_share {} beside DataSpecOptions::test_data {}: the test samples "
-             "come from DataSpecOptions::test_data, so nothing is held out and "
-             "DataSpecOptions::test_share would be ignored; give one of the two",
-             options.test_share.value_or(0.0), options.test_data);
+             "{} {} beside {} {}: the test samples come from {}, so nothing is held out and {} would "
+             "be ignored; give one of the two",
+             Setting::test_share, options.test_share.value_or(0.0), Setting::test_data, options.test_data,
+             Setting::test_data, Setting::test_share);
   DataSplits splits = open_source(spec, options);
   KILN_CHECK(!(splits.own_test_split && options.test_share),
-             "DataSpecOptions::test_share {}: data spec {} has a test split of its own, so nothing of it is "
-             "held out; drop DataSpecOptions::test_share (or give the test samples with "
-             "DataSpecOptions::test_data)",
-             options.test_share.value_or(0.0), spec);
+             "{} {}: {} {} has a test split of its own, so nothing of it is held out; drop {} (or "
+             "give the test samples with {})",
+             Setting::test_share, options.test_share.value_or(0.0), Setting::data_spec, spec,
+             Setting::test_share, Setting::test_data);
   // tokens: reads its test_data itself, with the training file's vocabulary.
   if (!options.test_data.empty() && !splits.vocabulary) splits.test = test_source(splits, options);
   return splits;

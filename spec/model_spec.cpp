@@ -205,7 +205,7 @@ void check_model_fits(const std::string& spec, const Shape& sample_shape, std::i
   check_memory_fits(
       e, e.total(), available_memory(device), device,
       fmt::format("model '{}' with batches of {}", spec, batch_size),
-      "use a smaller model (TrainerOptions::run.model) or batch (TrainerOptions::run.batch_size)");
+      fmt::format("use a smaller model ({}) or batch ({})", Setting::run_model, Setting::run_batch_size));
 }
 
 Sequential& Model::sequential() const {

@@ -18,29 +18,27 @@ void check_settings(const std::string& name, const OptimizerSettings& s) {
   KILN_CHECK(is_sgd(name) || name == "adam" || name == "adamw",
              "unknown optimizer '{}'; expected one of: sgd, momentum, nesterov, adam, adamw", name);
   const auto in_unit = [](float v) { return v >= 0.0f && v < 1.0f; };
-  KILN_CHECK(!s.momentum || in_unit(*s.momentum), "OptimizerSettings::momentum must be in [0, 1), found {}",
+  KILN_CHECK(!s.momentum || in_unit(*s.momentum), "{} must be in [0, 1), found {}", Setting::momentum,
              s.momentum.value_or(0.0f));
-  KILN_CHECK(in_unit(s.beta1), "OptimizerSettings::beta1 must be in [0, 1), found {}", s.beta1);
-  KILN_CHECK(in_unit(s.beta2), "OptimizerSettings::beta2 must be in [0, 1), found {}", s.beta2);
-  KILN_CHECK(s.eps > 0.0f && std::isfinite(s.eps), "OptimizerSettings::eps must be positive, found {}", s.eps);
-  KILN_CHECK(s.weight_decay >= 0.0f && std::isfinite(s.weight_decay),
-             "OptimizerSettings::weight_decay must be >= 0, found {}", s.weight_decay);
+  KILN_CHECK(in_unit(s.beta1), "{} must be in [0, 1), found {}", Setting::beta1, s.beta1);
+  KILN_CHECK(in_unit(s.beta2), "{} must be in [0, 1), found {}", Setting::beta2, s.beta2);
+  KILN_CHECK(s.eps > 0.0f && std::isfinite(s.eps), "{} must be positive, found {}", Setting::eps, s.eps);
+  KILN_CHECK(s.weight_decay >= 0.0f && std::isfinite(s.weight_decay), "{} must be >= 0, found {}",
+             Setting::weight_decay, s.weight_decay);
   const OptimizerSettings defaults;
   if (is_sgd(name)) {
     KILN_CHECK(!s.decays,
-               "OptimizerSettings::decays (weight-decay groups) sets Adam and AdamW, not optimizer "
+               "OptimizerSettings::decays (weight-decay groups) sets Adam and AdamW, not {} "
                "{}, whose weight decay applies to every parameter",
-               name);
+               Setting::optimizer_spec, name);
     KILN_CHECK(s.beta1 == defaults.beta1 && s.beta2 == defaults.beta2 && s.eps == defaults.eps,
-               "OptimizerSettings::beta1, OptimizerSettings::beta2 and OptimizerSettings::eps set Adam "
-               "and AdamW, not optimizer {} (which takes OptimizerSettings::momentum and "
-               "OptimizerSettings::nesterov)",
-               name);
+               "{}, {} and {} set Adam and AdamW, not {} {} (which takes {} and {})", Setting::beta1,
+               Setting::beta2, Setting::eps, Setting::optimizer_spec, name, Setting::momentum,
+               Setting::nesterov);
   } else {
     KILN_CHECK(!s.momentum && !s.nesterov,
-               "OptimizerSettings::momentum and OptimizerSettings::nesterov set SGD, not optimizer {}: its "
-               "moments are set by OptimizerSettings::beta1 and OptimizerSettings::beta2",
-               name);
+               "{} and {} set SGD, not {} {}: its moments are set by {} and {}", Setting::momentum,
+               Setting::nesterov, Setting::optimizer_spec, name, Setting::beta1, Setting::beta2);
   }
 }
 
@@ -60,7 +58,7 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& name,
     const float momentum = effective_momentum(name, settings);
     const bool nesterov = name == "nesterov" || settings.nesterov;
     KILN_CHECK(!nesterov || momentum > 0.0f,
-               "Nesterov momentum needs a momentum above 0, found OptimizerSettings::momentum {}", momentum);
+               "Nesterov momentum needs a momentum above 0, found {} {}", Setting::momentum, momentum);
     return std::make_unique<Sgd>(std::move(parameters), lr,
                                  SgdOptions{momentum, 0.0f, settings.weight_decay, nesterov});
   }

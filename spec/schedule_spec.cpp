@@ -85,7 +85,7 @@ struct Parser {
       }
     } catch (const Error& e) {
       if (std::string_view(e.what()).starts_with("bad learning-rate schedule")) throw;
-      fail(e.what());
+      fail(e.text());
     }
     if (f[0] == "warmup") fail("warm-up must be followed by '+<schedule>'");
     fail(fmt::format("unknown schedule '{}'", f[0]));
@@ -106,7 +106,7 @@ struct Parser {
                        parse(text.substr(plus + 1), base, total - steps, elapsed + steps));
     } catch (const Error& e) {
       if (std::string_view(e.what()).starts_with("bad learning-rate schedule")) throw;
-      fail(e.what());
+      fail(e.text());
     }
   }
 };

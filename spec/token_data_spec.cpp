@@ -16,23 +16,22 @@ std::int64_t positive_number(const std::string& key, const std::string& value) {
   std::int64_t n = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   KILN_CHECK(ec == std::errc() && end == value.data() + value.size() && n >= 1,
-             "data spec tokens:...:{}={}: expected a whole number of at least 1 ({})", key,
+             "{} tokens:...:{}={}: expected a whole number of at least 1 ({})", Setting::data_spec, key,
              excerpt(value), kForm);
   return n;
 }
 
 std::int64_t context_of(const TokenSource& source, const DataSpecOptions& o) {
   KILN_CHECK(source.context == 0 || o.context == 0 || source.context == o.context,
-             "data spec tokens:...:context={} but the model's context (DataSpecOptions::context) "
-             "is {}: windows "
+             "{} tokens:...:context={} but the model's context ({}) is {}: windows "
              "must be as long as the model's context; drop :context or make them agree",
-             source.context, o.context);
+             Setting::data_spec, source.context, Setting::context, o.context);
   const std::int64_t context = source.context > 0 ? source.context : o.context;
   KILN_CHECK(
       context > 0,
-      "data spec tokens:{} needs a context length, the tokens of each window: give it as "
-      "DataSpecOptions::context (a model with a context gives its own) or as :context=T ({})",
-      source.path, kForm);
+      "{} tokens:{} needs a context length, the tokens of each window: give it as "
+      "{} or as :context=T ({})",
+      Setting::data_spec, source.path, Setting::context_from_model, kForm);
   return context;
 }
 
@@ -52,8 +51,8 @@ TokenSource parse_token_source(std::string argument) {
       break;  // not an option: part of the path
     if (equals == std::string::npos) {
       if (key != "chars" && key != "u16" && key != "bytes") break;  // part of the path
-      KILN_CHECK(!encoding_given, "data spec tokens:...: give one of chars, u16 or bytes ({})",
-                 kForm);
+      KILN_CHECK(!encoding_given, "{} tokens:...: give one of chars, u16 or bytes ({})",
+                 Setting::data_spec, kForm);
       encoding_given = true;
       source.file.encoding = key == "chars" ? TokenEncoding::chars
                              : key == "u16" ? TokenEncoding::u16
@@ -66,13 +65,13 @@ TokenSource parse_token_source(std::string argument) {
         source.context = positive_number(key, value);
       else
         KILN_THROW(
-            "data spec tokens:...:{}: unknown option {}; tokens takes chars, u16, vocab=N and "
+            "{} tokens:...:{}: unknown option {}; tokens takes chars, u16, vocab=N and "
             "context=T ({})",
-            excerpt(option), excerpt(key), kForm);
+            Setting::data_spec, excerpt(option), excerpt(key), kForm);
     }
     argument.erase(colon);
   }
-  KILN_CHECK(!argument.empty(), "data spec tokens:PATH needs a file ({})", kForm);
+  KILN_CHECK(!argument.empty(), "{} tokens:PATH needs a file ({})", Setting::data_spec, kForm);
   source.path = argument;
   return source;
 }
@@ -80,10 +79,9 @@ TokenSource parse_token_source(std::string argument) {
 DataSplits token_splits(const std::string& argument, const DataSpecOptions& o) {
   const TokenSource source = parse_token_source(argument);
   KILN_CHECK(o.samples == 0,
-             "DataSpecOptions::samples {} does not apply to tokens data, whose samples are windows "
-             "drawn at "
+             "{} {} does not apply to tokens data, whose samples are windows drawn at "
              "random; count the run in steps instead",
-             o.samples);
+             Setting::samples, o.samples);
   const std::int64_t context = context_of(source, o);
   auto tokens = std::make_shared<const TokenSequence>(source.path, source.file);
   DataSplits splits;
@@ -95,15 +93,13 @@ DataSplits token_splits(const std::string& argument, const DataSpecOptions& o) {
                            .seed = o.seed};
   if (!o.test_data.empty()) {
     KILN_CHECK(o.test_data.rfind("tokens:", 0) == 0,
-               "DataSpecOptions::test_data {} beside tokens data: the test data must be a tokens: "
-               "spec too",
-               o.test_data);
+               "{} {} beside tokens data: the test data must be a tokens: spec too",
+               Setting::test_data, o.test_data);
     TokenSource test = parse_token_source(o.test_data.substr(7));
     KILN_CHECK(test.file.encoding == source.file.encoding,
-               "DataSpecOptions::test_data {} reads its file otherwise than data spec tokens:{}: "
-               "give both the "
+               "{} {} reads its file otherwise than {} tokens:{}: give both the "
                "same form (bytes, chars or u16)",
-               o.test_data, argument);
+               Setting::test_data, o.test_data, Setting::data_spec, argument);
     if (source.file.encoding == TokenEncoding::chars) test.file.vocabulary = &tokens->vocabulary();
     if (!test.file.vocab_size && tokens->vocabulary().kind == VocabularyKind::ids)
       test.file.vocab_size =
@@ -111,8 +107,8 @@ DataSplits token_splits(const std::string& argument, const DataSpecOptions& o) {
     auto test_tokens = std::make_shared<const TokenSequence>(test.path, test.file);
     KILN_CHECK(
         test_tokens->vocabulary().size <= tokens->vocabulary().size,
-        "DataSpecOptions::test_data {} has a vocabulary of {}, larger than the training data's {}",
-        o.test_data, test_tokens->vocabulary().size, tokens->vocabulary().size);
+        "{} {} has a vocabulary of {}, larger than the training data's {}",
+        Setting::test_data, o.test_data, test_tokens->vocabulary().size, tokens->vocabulary().size);
     splits.train = std::make_shared<TokenWindowDataset>(tokens, train);
     splits.test = std::make_shared<TokenWindowDataset>(
         test_tokens, TokenWindowOptions{.context = context, .order = WindowOrder::strided});
@@ -126,8 +122,8 @@ DataSplits token_splits(const std::string& argument, const DataSpecOptions& o) {
     KILN_CHECK(held >= context + 1,
                "the last {} of {} ({} tokens) are fewer than one window of context {} and its next "
                "token: use "
-               "more text, a larger DataSpecOptions::test_share or a smaller context",
-               share, tokens->describe(), held, context);
+               "more text, a larger {} or a smaller context",
+               share, tokens->describe(), held, context, Setting::test_share);
     splits.test = std::make_shared<TokenWindowDataset>(
         tokens, TokenWindowOptions{.context = context,
                                    .begin = train.end,

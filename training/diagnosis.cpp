@@ -57,37 +57,7 @@ std::string escaped(const std::string& text) {
   return out;
 }
 
-std::string phrase_or(const Advice& a, const char* setting, const char* value) {
-  return a.value.empty() ? setting : fmt::format("{} = {}{}", setting, value, a.value);
-}
-
 }  // namespace
-
-std::string SettingWords::phrase(const Advice& a) const {
-  switch (a.setting) {
-    case Setting::loader_workers: return phrase_or(a, "DataLoaderOptions::num_workers", "");
-    case Setting::pin_memory: return phrase_or(a, "DataLoaderOptions::pin_memory", "");
-    case Setting::precision: return phrase_or(a, "TrainerOptions::precision", "MatmulPrecision::");
-    case Setting::batch_size: return phrase_or(a, "DataLoaderOptions::batch_size", "");
-    case Setting::measure_bf16: return "a short run with it against one without";
-    case Setting::measure_batch: return "a run at that batch size";
-    case Setting::epochs: return phrase_or(a, "the epochs of Trainer::fit", "");
-    case Setting::openmp_wait_policy:
-      return "OMP_WAIT_POLICY=PASSIVE in the environment, or "
-             "kiln::prefer_passive_openmp_waiting(argv) "
-             "first in main()";
-  }
-  return "?";
-}
-
-std::string SettingWords::join(const std::vector<std::string>& phrases) const {
-  return fmt::format("{}", fmt::join(phrases, " and "));
-}
-
-const SettingWords& api_setting_words() {
-  static const SettingWords words;
-  return words;
-}
 
 std::string DiagnosisItem::text(const SettingWords& words) const {
   fmt::dynamic_format_arg_store<fmt::format_context> args;

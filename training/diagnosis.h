@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/core/setting.h"
 #include "kiln/report/epoch_report.h"
 
 namespace kiln {
@@ -32,32 +33,9 @@ enum class Finding {
   openmp_spinning,      // idle OpenMP threads spin on cores that others (or the loader) need
 };
 
-// A setting the diagnosis advises, and the value it advises for it.
-enum class Setting {
-  loader_workers,      // DataLoaderOptions::num_workers
-  pin_memory,          // DataLoaderOptions::pin_memory (value "true")
-  precision,           // TrainerOptions::precision (value "bf16")
-  batch_size,          // DataLoaderOptions::batch_size (value empty: "a larger one")
-  measure_bf16,        // how to measure what bf16 gives on this CPU
-  measure_batch,       // how to measure the largest batch that fits
-  epochs,              // the epochs fit() trains in all
-  openmp_wait_policy,  // how OpenMP's threads wait: passively (core/openmp_wait_policy.h)
-};
-
-struct Advice {
-  Setting setting;
-  std::string value;
-};
-
-// How advice is put in words: one phrase per piece, and how a group of pieces is joined.
-class SettingWords {
- public:
-  virtual ~SettingWords() = default;
-  virtual std::string phrase(const Advice& advice) const;  // "DataLoaderOptions::num_workers = 8"
-  virtual std::string join(const std::vector<std::string>& phrases) const;  // "a and b"
-};
-// The library's own words: fields and values of its API.
-const SettingWords& api_setting_words();
+// A setting the diagnosis advises, and the value it advises for it (core/setting.h, whose
+// SettingWords put it in words).
+using Advice = SettingValue;
 
 struct DiagnosisItem {
   Finding finding;

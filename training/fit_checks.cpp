@@ -7,6 +7,7 @@
 
 #include "kiln/core/checked_math.h"
 #include "kiln/core/memory_budget.h"
+#include "kiln/core/setting.h"
 #include "kiln/data/dataset.h"
 #include "kiln/models/memory_estimate.h"
 #include "kiln/optim/adam.h"
@@ -34,8 +35,8 @@ void check_loader_has_batches(const DataLoader& train) {
   KILN_CHECK(
       train.batches_per_epoch() > 0,
       "Trainer::fit: the training loader gives no batch: {} has {} samples for this rank, with "
-      "DataLoaderOptions::batch_size {}{}; give it data{}",
-      train.dataset().describe(), train.samples_per_epoch(), o.batch_size,
+      "{} {}{}; give it data{}",
+      train.dataset().describe(), train.samples_per_epoch(), Setting::batch_size, o.batch_size,
       o.drop_last ? " and drop_last" : "",
       o.drop_last ? ", or a batch_size of at most the samples" : "");
 }
@@ -96,29 +97,29 @@ void check_training_fits_memory(Module& model, const Optimizer& optimizer, const
                           .value_or(std::numeric_limits<std::int64_t>::max());
   check_memory_fits(e, saturating_add(e.optimizer_state, e.activations), available_memory(device),
                     device, "the model " + model.describe(),
-                    "use a smaller model, or a smaller DataLoaderOptions::batch_size");
+                    fmt::format("use a smaller model, or a smaller {}", Setting::batch_size));
 }
 
 void check_resumable(const TrainerOptions& o, const Module& model, const TrainingState& saved) {
   std::vector<std::string> differences;
-  auto compare = [&](std::string_view name, const std::string& recorded, const std::string& now) {
+  auto compare = [&](Setting name, const std::string& recorded, const std::string& now) {
     if (!recorded.empty() && !now.empty() && recorded != now)
       differences.push_back(fmt::format("{} {} (this run: {})", name, recorded, now));
   };
   if (o.run.model.empty())
-    compare("the model's structure", saved.model_structure, describe_structure(model));
+    compare(Setting::model_structure, saved.model_structure, describe_structure(model));
   if (saved.legacy_settings.empty() && saved.run == RunDescription{}) {
     const RunDescription& run = o.run;
-    compare("TrainerOptions::run.batch_size", std::to_string(saved.batch_size),
+    compare(Setting::run_batch_size, std::to_string(saved.batch_size),
             run.batch_size > 0 ? std::to_string(run.batch_size) : "");
-    compare("TrainerOptions::run.data", saved.data, run.data);
-    compare("TrainerOptions::run.model", saved.model, run.model);
-    compare("TrainerOptions::run.optimizer", saved.optimizer, run.optimizer);
+    compare(Setting::run_data, saved.data, run.data);
+    compare(Setting::run_model, saved.model, run.model);
+    compare(Setting::run_optimizer, saved.optimizer, run.optimizer);
   }
   const std::vector<RunField> now = description_fields(o.run), then = description_fields(saved.run);
   for (std::size_t i = 0; i < now.size(); ++i)
     if (then[i].value && now[i].value && *then[i].value != *now[i].value)
-      differences.push_back(fmt::format("{} {} (this run: {})", now[i].name, *then[i].value, *now[i].value));
+      differences.push_back(fmt::format("{} {} (this run: {})", now[i].setting, *then[i].value, *now[i].value));
   if (saved.vocabulary && o.vocabulary && *saved.vocabulary != *o.vocabulary)
     differences.push_back(vocabulary_difference(*saved.vocabulary, *o.vocabulary));
   for (const auto& [name, value] : o.legacy_settings) {
@@ -128,8 +129,8 @@ void check_resumable(const TrainerOptions& o, const Module& model, const Trainin
   }
   KILN_CHECK(differences.empty(),
              "the checkpoint in '{}' was made with {}; resume with the checkpoint's settings, or "
-             "start fresh in another TrainerOptions::checkpoint_dir folder",
-             o.checkpoint_dir, fmt::join(differences, ", "));
+             "start fresh in another {} folder",
+             o.checkpoint_dir, fmt::join(differences, ", "), Setting::checkpoint_dir);
 }
 
 }  // namespace kiln

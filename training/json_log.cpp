@@ -10,16 +10,16 @@
 namespace kiln {
 
 namespace {
-constexpr const char* kWhat = "TrainerOptions::log_json";
+std::string what() { return fmt::format("{}", Setting::log_json); }  // in the messages of a failed write
 }  // namespace
 
 JsonLog::JsonLog(std::string path) : path_(std::move(path)) {
-  OutputFile(path_, O_WRONLY | O_APPEND | O_CREAT, kWhat);  // fails now rather than after an epoch
+  OutputFile(path_, O_WRONLY | O_APPEND | O_CREAT, what());  // fails now rather than after an epoch
 }
 
 void JsonLog::on_epoch_end(Trainer& trainer, const EpochReport& report) {
   (void)trainer;
-  OutputFile(path_, O_WRONLY | O_APPEND | O_CREAT, kWhat).write_all(to_json_line(report) + "\n");
+  OutputFile(path_, O_WRONLY | O_APPEND | O_CREAT, what()).write_all(to_json_line(report) + "\n");
 }
 
 }  // namespace kiln

@@ -21,12 +21,13 @@ void NanGuard::on_step_end(Trainer& trainer, const StepEnd& s) {
   const float loss = s.loss.item();
   if (!std::isfinite(loss))
     KILN_THROW(
-        "the loss became {} in epoch {} at step {}{}; lower the optimizer's learning rate (now too "
+        "the loss became {} in epoch {} at step {}{}; lower {} (now too "
         "large for this model) or check the data for NaN values",
         loss, s.epoch, s.step,
         s.step - last_checked_ > 1
             ? fmt::format(" (checked every few steps: after step {})", last_checked_)
-            : "");
+            : "",
+        Setting::learning_rate);
   last_checked_ = s.step;
 }
 

@@ -35,26 +35,24 @@ std::string now_utc() {
 
 RunReport::RunReport(std::string dir, RunReportOptions options)
     : dir_(std::move(dir)), options_(std::move(options)) {
-  create_output_folder(dir_, "RunReport's");
+  create_output_folder(dir_, fmt::format("{}", Setting::run_report));
   content_.title = options_.title;
   write();
 }
 
 void RunReport::on_fit_begin(Trainer& trainer, std::int64_t epochs) {
   const RunFingerprint& f = trainer.fingerprint();
+  const SettingWords& words = options_.words ? *options_.words : api_setting_words();
   std::vector<RunField> fields = description_fields(f.run);
-  fields.push_back({"TrainerOptions::precision", f.precision});
-  fields.push_back({"TrainerOptions::cuda_graph", f.cuda_graph ? "on" : "off"});
-  if (f.max_steps > 0) fields.push_back({"TrainerOptions::max_steps", std::to_string(f.max_steps)});
-  if (trainer.world_size() > 1) fields.push_back({"ranks", std::to_string(trainer.world_size())});
-  if (trainer.loader_tuning()) fields.push_back({"TrainerOptions::loader_tuning", describe(*trainer.loader_tuning())});
+  fields.push_back({Setting::precision, f.precision});
+  fields.push_back({Setting::cuda_graph, f.cuda_graph ? "on" : "off"});
+  if (f.max_steps > 0) fields.push_back({Setting::max_steps, std::to_string(f.max_steps)});
   content_.settings.clear();
-  for (const RunField& field : fields) {
-    if (!field.value) continue;
-    const std::string name(field.name);
-    content_.settings.emplace_back(options_.setting_name ? options_.setting_name(name) : name,
-                                   *field.value);
-  }
+  for (const RunField& field : fields)
+    if (field.value) content_.settings.emplace_back(words.name(field.setting), *field.value);
+  if (trainer.world_size() > 1) content_.settings.emplace_back("ranks", std::to_string(trainer.world_size()));
+  if (trainer.loader_tuning())
+    content_.settings.emplace_back(words.name(Setting::loader_tuning), describe(*trainer.loader_tuning()));
   content_.model_structure = f.model_structure;
   content_.device = trainer.device().str();
   content_.planned_epochs = epochs;

@@ -8,7 +8,6 @@
 //   trainer.add_observer(std::make_shared<kiln::RunReport>("runs/mlp"));
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include "kiln/report/run_report_page.h"
@@ -19,11 +18,9 @@ namespace kiln {
 
 struct RunReportOptions {
   std::string title = "kiln run report";
-  // How the diagnosis words its advice; null: by this API's fields.
+  // How the diagnosis words its advice and the run's record names its settings; null: by this
+  // API's fields ("TrainerOptions::run.lr"). An app passes its own words (train: its flags).
   const SettingWords* words = nullptr;
-  // How a setting of the run's record is named ("TrainerOptions::run.lr"); empty: as this API
-  // names it. An app passes its own words (train names each by its flag).
-  std::function<std::string(std::string)> setting_name;
 };
 
 class RunReport : public TrainingObserver {

@@ -25,10 +25,10 @@ StepRunner::StepRunner(Module& model, Optimizer& optimizer, Loss& loss, Communic
 RecordableOptimizer& StepRunner::recordable_optimizer() const {
   RecordableOptimizer* recordable = as_recordable(optimizer_);
   KILN_CHECK(recordable != nullptr,
-             "TrainerOptions::cuda_graph records the optimizer's update, and {} is not a "
+             "{} records the optimizer's update, and {} is not a "
              "RecordableOptimizer (optim/recordable_optimizer.h) as Sgd and Adam are; derive it "
-             "from one or drop TrainerOptions::cuda_graph",
-             optimizer_.describe());
+             "from one or drop {}",
+             Setting::cuda_graph, optimizer_.describe(), Setting::cuda_graph);
   return *recordable;
 }
 
@@ -123,9 +123,8 @@ Tensor StepRunner::graphed_step(const Batch& batch, const LrSchedule& schedule,
       });
     } catch (const Error& e) {
       KILN_THROW(
-          "TrainerOptions::cuda_graph: recording the training step failed: {}; train without "
-          "TrainerOptions::cuda_graph",
-          e.what());
+          "{}: recording the training step failed: {}; train without {}", Setting::cuda_graph,
+          e.text(), Setting::cuda_graph);
     }
   }
   profiler_.start(Stage::graph);

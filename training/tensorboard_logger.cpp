@@ -9,12 +9,11 @@
 namespace kiln {
 
 TensorBoardLogger::TensorBoardLogger(const std::string& dir, TensorBoardLoggerOptions options)
-    : writer_(dir, "TensorBoardLogger's"), options_(options) {
-  KILN_CHECK(options_.histogram_every >= 0,
-             "TensorBoardLoggerOptions::histogram_every must be >= 0 (0: no histograms), found {}",
-             options_.histogram_every);
+    : writer_(dir, fmt::format("{}", Setting::tensorboard)), options_(options) {
+  KILN_CHECK(options_.histogram_every >= 0, "{} must be >= 0 (0: no histograms), found {}",
+             Setting::tensorboard_histograms, options_.histogram_every);
   KILN_CHECK(options_.histogram_every == 0 || options_.model != nullptr,
-             "TensorBoardLoggerOptions::histogram_every = {} needs TensorBoardLoggerOptions::model",
+             "{} = {} needs TensorBoardLoggerOptions::model", Setting::tensorboard_histograms,
              options_.histogram_every);
 }
 

@@ -36,7 +36,7 @@ class EpochHookObserver : public TrainingObserver {
 std::vector<NamedSetting> rank_settings(const RunFingerprint& fingerprint) {
   std::vector<NamedSetting> settings;
   for (const RunField& field : fingerprint_fields(fingerprint))
-    settings.emplace_back(std::string(field.name), field.value.value_or(""));
+    settings.emplace_back(fmt::format("{}", field.setting), field.value.value_or(""));
   return settings;
 }
 
@@ -57,22 +57,23 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
              r.comm.describe(), r.comm.device().str());
   const MatmulPrecision precision = o.precision.value_or(matmul_precision());
   KILN_CHECK(precision != MatmulPrecision::tf32 || r.device.is_cuda(),
-             "TrainerOptions::precision = MatmulPrecision::tf32 is a GPU tensor-core format the CPU does not "
-             "have; use TrainerOptions::precision = MatmulPrecision::fp32 or bf16");
-  KILN_CHECK(o.keep_checkpoints >= 1, "TrainerOptions::keep_checkpoints must be at least 1, found {}", o.keep_checkpoints);
-  KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576, "TrainerOptions::bucket_mb must be in (0, 1048576] MiB, found {}",
-             o.bucket_mb);
+             "{} is a GPU tensor-core format the CPU does not have; use {} or bf16",
+             SettingValue{Setting::precision, "tf32"}, SettingValue{Setting::precision, "fp32"});
+  KILN_CHECK(o.keep_checkpoints >= 1, "{} must be at least 1, found {}", Setting::keep_checkpoints,
+             o.keep_checkpoints);
+  KILN_CHECK(o.bucket_mb > 0 && o.bucket_mb <= 1048576, "{} must be in (0, 1048576] MiB, found {}",
+             Setting::bucket_mb, o.bucket_mb);
   KILN_CHECK(std::isfinite(o.clip_grad_norm) && o.clip_grad_norm >= 0.0f,
-             "TrainerOptions::clip_grad_norm must be a finite value >= 0 (0: no clipping), found {}",
+             "{} must be a finite value >= 0 (0: no clipping), found {}", Setting::clip_grad_norm,
              o.clip_grad_norm);
-  KILN_CHECK(o.max_steps >= 0, "TrainerOptions::max_steps must be >= 0 (0: whole epochs), found {}", o.max_steps);
+  KILN_CHECK(o.max_steps >= 0, "{} must be >= 0 (0: whole epochs), found {}", Setting::max_steps,
+             o.max_steps);
   KILN_CHECK(o.steps >= 0 && o.eval_interval >= 0 && o.eval_iters >= 0,
-             "TrainerOptions::steps ({}), eval_interval ({}) and eval_iters ({}) must be >= 0", o.steps,
+             "{} ({}), eval_interval ({}) and eval_iters ({}) must be >= 0", Setting::steps, o.steps,
              o.eval_interval, o.eval_iters);
   KILN_CHECK(o.steps == 0 || o.max_steps == 0,
-             "TrainerOptions::steps {} counts the run in steps, and TrainerOptions::max_steps {} cuts epochs short: "
-             "give one of the two",
-             o.steps, o.max_steps);
+             "{} {} counts the run in steps, and {} {} cuts epochs short: give one of the two",
+             Setting::steps, o.steps, Setting::max_steps, o.max_steps);
   for (const Parameter* p : optimizer.parameters())
     KILN_CHECK(p->value.device() == r.device,
                "parameter '{}' is on {} but the trainer trains on {}: call model.to(device) before building "
@@ -85,16 +86,18 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
                    o.bucket_mb, o.cuda_graph, o.max_steps};
   check_ranks_agree(rank_settings(r.fingerprint), r.comm,
                     fmt::format("the ranks of this job ({}) describe different runs", r.comm.describe()),
-                    "give every rank the same TrainerOptions");
+                    fmt::format("{}", Setting::same_settings_on_every_rank));
   if (o.cuda_graph) {
     KILN_CHECK(r.device.is_cuda(),
-               "TrainerOptions::cuda_graph records GPU work and the CPU runs each op as it comes; use it with "
-               "TrainerOptions::device on a GPU");
+               "{} records GPU work and the CPU runs each op as it comes; use it with {}",
+               Setting::cuda_graph, Setting::gpu_device);
     KILN_CHECK(r.comm.is_single_process(),
-               "TrainerOptions::cuda_graph trains in one process on one GPU, and data-parallel gradients are exchanged "
-               "from inside backward; drop TrainerOptions::cuda_graph or the other ranks");
+               "{} trains in one process on one GPU, and data-parallel gradients are exchanged "
+               "from inside backward; drop {} or the other ranks",
+               Setting::cuda_graph, Setting::cuda_graph);
     const std::string blocker = model.graph_capture_blocker();
-    KILN_CHECK(blocker.empty(), "TrainerOptions::cuda_graph cannot replay this model: {}; drop TrainerOptions::cuda_graph", blocker);
+    KILN_CHECK(blocker.empty(), "{} cannot replay this model: {}; drop {}", Setting::cuda_graph,
+               blocker, Setting::cuda_graph);
     r.runner.recordable_optimizer();  // throws unless the optimizer's update can be recorded
   }
   model.set_input_grad_wanted(false);  // the input is data: no gradient of it to make
@@ -199,17 +202,17 @@ EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
 
 FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test) {
   Impl& r = *impl_;
-  KILN_CHECK(epochs >= 1, "fit's epochs must be at least 1, found {}", epochs);
-  KILN_CHECK(r.o.steps == 0, "TrainerOptions::steps {} counts the run in steps: train it with fit_steps, not fit",
+  KILN_CHECK(epochs >= 1, "{} must be at least 1, found {}", Setting::epochs, epochs);
+  KILN_CHECK(r.o.steps == 0, "{} {} counts the run in steps: train it with fit_steps, not fit", Setting::steps,
              r.o.steps);
   // fit's epochs count the run's epochs in all (a resumed run goes on to them), so a second
   // fit with the same count has nothing left to train: said, not returned empty.
   KILN_CHECK(
       r.state.epoch < epochs,
-      "fit's epochs {} counts the epochs in all, and this run has trained {} already{}: give "
-      "more than {} (fit's epochs {} trains {} more)",
-      epochs, r.state.epoch, r.resumed ? " (with its checkpoint's)" : "", r.state.epoch,
-      r.state.epoch + epochs, epochs);
+      "{} {} counts the epochs in all, and this run has trained {} already{}: give "
+      "more than {} ({} {} trains {} more)",
+      Setting::epochs, epochs, r.state.epoch, r.resumed ? " (with its checkpoint's)" : "", r.state.epoch,
+      Setting::epochs, r.state.epoch + epochs, epochs);
   r.check_first_step(train);
   r.settle_position(train);
   if (r.o.loader_tuning && !r.loader_tuning) {
@@ -239,11 +242,12 @@ FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test)
 FitResult Trainer::fit_steps(DataLoader& train, DataLoader* test) {
   Impl& r = *impl_;
   const TrainerOptions& o = r.o;
-  KILN_CHECK(o.steps >= 1, "Trainer::fit_steps needs TrainerOptions::steps of at least 1, found {}", o.steps);
+  KILN_CHECK(o.steps >= 1, "Trainer::fit_steps needs {} of at least 1, found {}", Setting::steps,
+             o.steps);
   KILN_CHECK(r.state.global_step < o.steps,
-             "TrainerOptions::steps {} counts the steps in all, and this run has taken {} "
+             "{} {} counts the steps in all, and this run has taken {} "
              "already{}: give more than {}",
-             o.steps, r.state.global_step, r.resumed ? " (with its checkpoint's)" : "",
+             Setting::steps, o.steps, r.state.global_step, r.resumed ? " (with its checkpoint's)" : "",
              r.state.global_step);
   check_loader_has_batches(train);
   r.check_first_step(train);
@@ -290,13 +294,15 @@ FitResult Trainer::fit_steps(DataLoader& train, DataLoader* test) {
 
 void Trainer::save() {
   Impl& r = *impl_;
-  KILN_CHECK(!r.o.checkpoint_dir.empty(), "Trainer::save needs a checkpoint folder (TrainerOptions::checkpoint_dir)");
+  KILN_CHECK(!r.o.checkpoint_dir.empty(), "Trainer::save needs a checkpoint folder ({})",
+             SettingUsage{Setting::checkpoint_dir});
   if (r.checkpointer) r.checkpointer->save(*this);
 }
 
 bool Trainer::resume() {
   Impl& r = *impl_;
-  KILN_CHECK(!r.o.checkpoint_dir.empty(), "resuming needs a checkpoint folder (TrainerOptions::checkpoint_dir)");
+  KILN_CHECK(!r.o.checkpoint_dir.empty(), "resuming needs a checkpoint folder ({})",
+             SettingUsage{Setting::checkpoint_dir});
   const std::optional<SavedCheckpoint> saved = read_checkpoint(r.o.checkpoint_dir);
   if (!saved) return false;
   check_resumable(r.o, r.model, saved->state);

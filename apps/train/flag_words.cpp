@@ -1,4 +1,4 @@
-// The advice words and the API-name -> flag table of apps/train/flag_words.h.
+// train's word for each setting the library names, and the advice and messages in those words.
 #include "kiln/apps/train/flag_words.h"
 
 #include <fmt/format.h>
@@ -7,98 +7,93 @@
 #include "kiln/core/memory.h"
 #include "kiln/distributed/rank_agreement.h"
 
-#include <string_view>
-#include <utility>
-
 namespace kiln {
 
-namespace {
-
-// Longer names first where one holds another.
-constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
-    {"TrainerOptions::precision = MatmulPrecision::", "--precision "},
-    {"TrainerOptions::precision", "--precision"},
-    {"(TrainerOptions::checkpoint_dir)", "(--checkpoint DIR)"},
-    {"TrainerOptions::checkpoint_dir", "--checkpoint"},
-    {"TrainerOptions::keep_checkpoints", "--keep-checkpoints"},
-    {"TrainerOptions::bucket_mb", "--bucket-mb"},
-    {"TrainerOptions::cuda_graph", "--cuda-graph"},
-    {"TrainerOptions::loader_tuning", "--workers auto"},
-    {"TrainerOptions::log_json", "--log-json"},
-    {"TensorBoardLoggerOptions::histogram_every", "--tensorboard-histograms"},
-    {"TensorBoardLogger's", "the --tensorboard"},
-    {"RunReport's", "the --report"},
-    {"TrainerOptions::steps", "--steps"},
-    {"TrainerOptions::eval_interval", "--eval-interval"},
-    {"TrainerOptions::eval_iters", "--eval-iters"},
-    {"DataSpecOptions::context (a model with a context gives its own)",
-     "the model's context (a gpt:L-H-W-C model gives its own)"},
-    {"DataSpecOptions::context", "the model's context"},
-    {"TrainerOptions::device on a GPU", "--device=gpu"},
-    {"TrainerOptions::run.batch_size", "--batch-size"},
-    {"DataLoaderOptions::num_workers", "--workers"},
-    {"DataLoaderOptions::batch_size", "--batch-size"},
-    {"TrainerOptions::run.data", "--data"},
-    {"TrainerOptions::run.model", "--model"},
-    {"TrainerOptions::run.optimizer", "--optimizer"},
-    {"TrainerOptions::run.seed", "--seed"},
-    {"TrainerOptions::run.samples", "--samples"},
-    {"TrainerOptions::run.lr", "--lr"},
-    {"TrainerOptions::run.weight_decay_groups",
-     "the weight-decay groups (--no-weight-decay-groups)"},
-    {"TrainerOptions::run.weight_decay", "--weight-decay"},
-    {"TrainerOptions::run.momentum", "--momentum"},
-    {"TrainerOptions::run.nesterov", "--nesterov"},
-    {"TrainerOptions::run.beta1", "--beta1"},
-    {"TrainerOptions::run.beta2", "--beta2"},
-    {"TrainerOptions::run.eps", "--eps"},
-    {"TrainerOptions::run.schedule", "--schedule"},
-    {"TrainerOptions::run.loss", "--loss"},
-    {"TrainerOptions::run.shuffle", "shuffling (--no-shuffle)"},
-    {"TrainerOptions::run.test_share", "--test-share"},
-    {"TrainerOptions::run.test_data", "--test-data"},
-    {"give every rank the same TrainerOptions", "start every rank with the same command line"},
-    {"lower the optimizer's learning rate", "lower --lr"},
-    {"fit's epochs", "--epochs"},
-    {"without Trainer::resume()", "without --resume"},
-    {"use MSELoss", "use --loss mse"},
-    {"use CrossEntropyLoss", "use --loss cross-entropy"},
-    {"(use DataSpecOptions::samples)", "(use --samples N)"},
-    {"DataSpecOptions::samples", "--samples"},
-    {"DataSpecOptions::test_share", "--test-share"},
-    {"DataSpecOptions::test_data", "--test-data"},
-    {"data spec ", "--data "},
-    {"OptimizerSettings::momentum", "--momentum"},
-    {"OptimizerSettings::nesterov", "--nesterov"},
-    {"OptimizerSettings::beta1", "--beta1"},
-    {"OptimizerSettings::beta2", "--beta2"},
-    {"OptimizerSettings::eps", "--eps"},
-    {"OptimizerSettings::weight_decay", "--weight-decay"},
-    {"TrainerOptions::clip_grad_norm", "--clip-grad-norm"},
-    {"not optimizer ", "not --optimizer "},
-    {"NCCL communicators (make_nccl_communicators, or make_nccl_communicator under MPI)",
-     "NCCL communicators (--gpus, or --device=gpu under mpirun)"},
-    {"use Device::cpu() (under MPI, gradients then go through MpiCommunicator)",
-     "use --device=cpu (under mpirun, gradients then go through MPI)"},
-    {"use Device::cpu()", "use --device=cpu"},
-    {"(CommunicatorOptions::timeout_s)", "(--dist-timeout)"},
-};
-
-}  // namespace
-
-std::string TrainFlagWords::phrase(const Advice& a) const {
-  switch (a.setting) {
-    case Setting::loader_workers: return "--workers " + a.value;
+// Every case returns a word of train's: a setting added to the library without one here is
+// caught by the compiler (-Wswitch) and by tests/apps/flag_words_test.cpp.
+std::string TrainFlagWords::name(Setting setting) const {
+  switch (setting) {
+    case Setting::loader_workers: return "--workers";
     case Setting::pin_memory: return "--pin-memory";
-    case Setting::precision: return "--precision " + a.value;
-    case Setting::batch_size: return a.value.empty() ? "--batch-size" : "--batch-size " + a.value;
+    case Setting::precision: return "--precision";
+    case Setting::batch_size: return "--batch-size";
     case Setting::measure_bf16: return "bench --device=cpu --precision bf16";
     case Setting::measure_batch: return "--find-batch-size";
     case Setting::epochs: return "--epochs";
-    case Setting::openmp_wait_policy:
-      return "OMP_WAIT_POLICY=PASSIVE (train's own default: unset it)";
+    case Setting::openmp_wait_policy: return "OMP_WAIT_POLICY=PASSIVE (train's own default: unset it)";
+    case Setting::checkpoint_dir: return "--checkpoint";
+    case Setting::keep_checkpoints: return "--keep-checkpoints";
+    case Setting::bucket_mb: return "--bucket-mb";
+    case Setting::cuda_graph: return "--cuda-graph";
+    case Setting::loader_tuning: return "--workers auto";
+    case Setting::log_json: return "--log-json";
+    case Setting::steps: return "--steps";
+    case Setting::eval_interval: return "--eval-interval";
+    case Setting::eval_iters: return "--eval-iters";
+    case Setting::max_steps: return "the step limit of --find-batch-size's and --tune-loader's trial runs";
+    case Setting::clip_grad_norm: return "--clip-grad-norm";
+    case Setting::gpu_device: return "--device=gpu";
+    case Setting::cpu_device: return "--device=cpu";
+    case Setting::cpu_device_under_mpi: return "--device=cpu (under mpirun, gradients then go through MPI)";
+    case Setting::same_settings_on_every_rank: return "start every rank with the same command line";
+    case Setting::nccl_communicators: return "--gpus, or --device=gpu under mpirun";
+    case Setting::resume: return "--resume";
+    case Setting::learning_rate: return "--lr";
+    case Setting::tensorboard: return "the --tensorboard";
+    case Setting::tensorboard_histograms: return "--tensorboard-histograms";
+    case Setting::run_report: return "the --report";
+    case Setting::mse_loss: return "--loss mse";
+    case Setting::cross_entropy_loss: return "--loss cross-entropy";
+    case Setting::model_structure: return "the model's structure";
+    case Setting::run_batch_size: return "--batch-size";
+    case Setting::run_beta1: return "--beta1";
+    case Setting::run_beta2: return "--beta2";
+    case Setting::run_data: return "--data";
+    case Setting::run_eps: return "--eps";
+    case Setting::run_loss: return "--loss";
+    case Setting::run_lr: return "--lr";
+    case Setting::run_model: return "--model";
+    case Setting::run_momentum: return "--momentum";
+    case Setting::run_nesterov: return "--nesterov";
+    case Setting::run_shuffle: return "shuffling (--no-shuffle)";
+    case Setting::run_optimizer: return "--optimizer";
+    case Setting::run_samples: return "--samples";
+    case Setting::run_schedule: return "--schedule";
+    case Setting::run_seed: return "--seed";
+    case Setting::run_test_data: return "--test-data";
+    case Setting::run_test_share: return "--test-share";
+    case Setting::run_weight_decay: return "--weight-decay";
+    case Setting::run_weight_decay_groups: return "the weight-decay groups (--no-weight-decay-groups)";
+    case Setting::data_spec: return "--data";
+    case Setting::context: return "the model's context";
+    case Setting::context_from_model: return "the model's context (a gpt:L-H-W-C model gives its own)";
+    case Setting::samples: return "--samples";
+    case Setting::test_share: return "--test-share";
+    case Setting::test_data: return "--test-data";
+    case Setting::optimizer_spec: return "--optimizer";
+    case Setting::momentum: return "--momentum";
+    case Setting::nesterov: return "--nesterov";
+    case Setting::beta1: return "--beta1";
+    case Setting::beta2: return "--beta2";
+    case Setting::eps: return "--eps";
+    case Setting::weight_decay: return "--weight-decay";
   }
-  return SettingWords::phrase(a);
+  return "";
+}
+
+std::string TrainFlagWords::phrase(const SettingValue& a) const {
+  // A switch flag's advised value is the flag itself; --epochs is advised without its number.
+  if (a.setting == Setting::pin_memory || a.setting == Setting::epochs || a.value.empty())
+    return name(a.setting);
+  return fmt::format("{} {}", name(a.setting), a.value);
+}
+
+std::string TrainFlagWords::usage(Setting setting) const {
+  switch (setting) {
+    case Setting::checkpoint_dir: return "--checkpoint DIR";
+    case Setting::samples: return "--samples N";
+    default: return name(setting);
+  }
 }
 
 std::string TrainFlagWords::join(const std::vector<std::string>& phrases) const {
@@ -110,14 +105,6 @@ const TrainFlagWords& train_flag_words() {
   return words;
 }
 
-std::string in_flag_words(std::string message) {
-  for (const auto& [name, flag] : kFlagOf)
-    for (std::size_t at = message.find(name); at != std::string::npos;
-         at = message.find(name, at + flag.size()))
-      message.replace(at, name.size(), flag);
-  return message;
-}
-
 void rethrow_in_flag_words() {
   try {
     throw;
@@ -126,9 +113,9 @@ void rethrow_in_flag_words() {
   } catch (const Interrupted&) {  // a stop request, which train ends as such
     throw;
   } catch (const RanksDisagree& e) {
-    throw RanksDisagree(in_flag_words(e.what()), e.where(), e.rank());
+    throw RanksDisagree(e.message(train_flag_words()), e.where(), e.rank());
   } catch (const Error& e) {
-    throw Error(in_flag_words(e.what()), e.where());
+    throw Error(e.message(train_flag_words()), e.where());
   }
 }
 

@@ -95,8 +95,7 @@ std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o
         o.tensorboard_dir, TensorBoardLoggerOptions{o.tensorboard_histograms, &model}));
   if (!o.report_dir.empty())
     outputs.push_back(std::make_shared<RunReport>(
-        o.report_dir, RunReportOptions{fmt::format("kiln train: {} on {}", o.model, o.data), &train_flag_words(),
-                                       [](std::string name) { return in_flag_words(std::move(name)); }}));
+        o.report_dir, RunReportOptions{fmt::format("kiln train: {} on {}", o.model, o.data), &train_flag_words()}));
   return outputs;
 }
 

@@ -16,8 +16,8 @@ class GatedLinear : public kiln::Module {
   GatedLinear(std::int64_t in, std::int64_t out, kiln::Generator& gen, bool forget_gate_derivative = false)
       : value_(std::make_shared<kiln::Linear>(in, out, gen)), gate_(std::make_shared<kiln::Linear>(in, out, gen)),
         broken_(forget_gate_derivative) {
-    register_module("value", value_);
-    register_module("gate", gate_);
+    register_module("value", value_, kiln::ChildInput::parent_input);  // both are fed x
+    register_module("gate", gate_, kiln::ChildInput::parent_input);
   }
   std::string describe() const override { return "GatedLinear"; }
   kiln::Shape output_shape(const kiln::Shape& input) const override { return value_->output_shape(input); }

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "kiln/core/ops.h"
+#include "kiln/layers/activations.h"
+#include "kiln/layers/dropout.h"
 #include "kiln/layers/linear.h"
 #include "tests/support/gradient_check.h"
 #include "tests/support/tensor_testing.h"
@@ -114,4 +116,17 @@ TEST(Linear, RefusesToFuseAnActivationOtherThanRelu) {
     EXPECT_NE(std::string(e.what()).find("only a ReLU fuses into a Linear, found Sigmoid"), std::string::npos)
         << e.what();
   }
+}
+
+// A Linear takes on the module after it by what that module says it computes
+// (Module::elementwise_activation), once: a ReLU, not another activation nor a non-activation.
+TEST(Linear, AbsorbsTheModuleAfterItOnlyWhenThatSaysItIsAReluAndOnlyOnce) {
+  kiln::Generator gen(16);
+  Linear layer(3, 4, gen);
+  EXPECT_FALSE(layer.absorb(kiln::Sigmoid()));
+  EXPECT_FALSE(layer.absorb(kiln::Dropout(0.5f, 17)));
+  EXPECT_EQ(kiln::ReLU().elementwise_activation(), kiln::Activation::relu);
+  EXPECT_EQ(kiln::Dropout(0.5f, 17).elementwise_activation(), std::nullopt);
+  EXPECT_TRUE(layer.absorb(kiln::ReLU()));
+  EXPECT_FALSE(layer.absorb(kiln::ReLU()));
 }

@@ -191,14 +191,14 @@ TEST(Module, GraphCaptureBlockerFindsADropoutAtAnyDepth) {
 }
 
 namespace {
-// A module of one's own, as a user writes it: two Linear children in a chain, and nothing in its
-// backward about input gradients.
+// A module of one's own, as a user writes it: two Linear children in a chain, the first stated
+// to be fed the chain's input, and nothing in its backward about input gradients.
 class Chain : public Module {
  public:
-  explicit Chain(kiln::Generator& gen)
+  explicit Chain(kiln::Generator& gen, kiln::ChildInput first_input = kiln::ChildInput::parent_input)
       : first_(std::make_shared<kiln::Linear>(5, 4, gen)),
         second_(std::make_shared<kiln::Linear>(4, 3, gen)) {
-    register_module("first", first_);
+    register_module("first", first_, first_input);
     register_module("second", second_);
   }
   std::string describe() const override { return "Chain"; }
@@ -237,4 +237,16 @@ TEST(Module, RegisteredChildrenTakeTheInputGradientWishFromTheirParent) {
       grads[wanted].push_back(p->grad.to_vector<float>());
   }
   EXPECT_EQ(grads[true], grads[false]);
+}
+
+// A child registered without saying what it is fed counts as fed a computed value: it gives its
+// input gradient whatever its parent wants, even when it is fed the parent's own input.
+TEST(Module, ChildrenNotStatedToTakeTheParentsInputGiveTheirInputGradient) {
+  kiln::Generator gen(21);
+  Chain net(gen, kiln::ChildInput::computed);
+  net.set_input_grad_wanted(false);
+  net.forward(kiln::testing::random_tensor({7, 5}, 22));
+  EXPECT_TRUE(net.first().input_grad_wanted());
+  EXPECT_TRUE(net.second().input_grad_wanted());
+  EXPECT_TRUE(net.backward(kiln::testing::random_tensor({7, 3}, 23)).defined());  // computed
 }

@@ -34,7 +34,7 @@ TEST(RunFingerprint, NamesEachFieldWithItsValueAndLeavesUnsetOnesUnrecorded) {
   const std::vector<kiln::RunField> fields = kiln::description_fields(run);
   auto value_of = [&](std::string_view name) {
     for (const kiln::RunField& f : fields)
-      if (f.name == name) return f.value;
+      if (kiln::api_setting_words().name(f.setting) == name) return f.value;
     ADD_FAILURE() << "no field " << name;
     return std::optional<std::string>();
   };
@@ -46,7 +46,7 @@ TEST(RunFingerprint, NamesEachFieldWithItsValueAndLeavesUnsetOnesUnrecorded) {
   const kiln::RunFingerprint fingerprint{run, "w (3, 2)", "bf16", 4, false, 0};
   const std::vector<kiln::RunField> all = kiln::fingerprint_fields(fingerprint);
   ASSERT_EQ(all.size(), fields.size() + 5);
-  EXPECT_EQ(all[fields.size() + 1].name, "TrainerOptions::precision");
+  EXPECT_EQ(all[fields.size() + 1].setting, kiln::Setting::precision);
   EXPECT_EQ(all[fields.size() + 1].value, "bf16");
   EXPECT_EQ(all[fields.size() + 2].value, "4");
 }
