@@ -10,9 +10,14 @@
 
 namespace kiln::cpu {
 
-void binary(BinaryOp op, Index n, const float* a, const float* b, float* out) {
+namespace {
+
+void binary(const rec::Binary& o) {
+  const Index n = o.n;
+  const float *a = o.a, *b = o.b;
+  float* out = o.out;
   // One loop per op, so the compiler vectorises each without a branch inside.
-  switch (op) {
+  switch (o.f) {
     case BinaryOp::add: return for_each_index(n, [=](Index i) { out[i] = a[i] + b[i]; });
     case BinaryOp::sub: return for_each_index(n, [=](Index i) { out[i] = a[i] - b[i]; });
     case BinaryOp::mul: return for_each_index(n, [=](Index i) { out[i] = a[i] * b[i]; });
@@ -22,39 +27,34 @@ void binary(BinaryOp op, Index n, const float* a, const float* b, float* out) {
   }
 }
 
-void scale(Index n, float alpha, float* x) {
-  for_each_index(n, [=](Index i) { x[i] *= alpha; });
+void scale(const rec::Scale& o) {
+  const float alpha = o.alpha;
+  float* x = o.x;
+  for_each_index(o.n, [=](Index i) { x[i] *= alpha; });
 }
 
-void axpy(Index n, float alpha, const float* x, float* y) {
-  for_each_index(n, [=](Index i) { y[i] += alpha * x[i]; });
+void axpy(const rec::Axpy& o) {
+  const float alpha = o.alpha;
+  const float* x = o.x;
+  float* y = o.y;
+  for_each_index(o.n, [=](Index i) { y[i] += alpha * x[i]; });
 }
 
-void fill(Index n, float value, float* x) {
-  for_each_index(n, [=](Index i) { x[i] = value; });
+void fill(const rec::Fill& o) {
+  if (o.xi != nullptr) {
+    const auto value = static_cast<std::int32_t>(o.value);
+    std::int32_t* x = o.xi;
+    return for_each_index(o.n, [=](Index i) { x[i] = value; });
+  }
+  const float value = o.value;
+  float* x = o.x;
+  for_each_index(o.n, [=](Index i) { x[i] = value; });
 }
 
-void fill(Index n, std::int32_t value, std::int32_t* x) {
-  for_each_index(n, [=](Index i) { x[i] = value; });
-}
-
-namespace {
-
-void binary_kernel(op::Binary& o) {
-  binary(o.f, o.a.numel(), o.a.data<float>(), o.b.data<float>(), o.out.data<float>());
-}
-void scale_kernel(op::Scale& o) { scale(o.x.numel(), o.alpha, o.x.data<float>()); }
-void axpy_kernel(op::Axpy& o) { axpy(o.x.numel(), o.alpha, o.x.data<float>(), o.y.data<float>()); }
-void fill_kernel(op::Fill& o) {
-  if (o.x.dtype() == DType::i32)
-    return fill(o.x.numel(), static_cast<std::int32_t>(o.value), o.x.data<std::int32_t>());
-  fill(o.x.numel(), o.value, o.x.data<float>());
-}
-
-const RegisterKernel<op::Binary> kBinary(Backend::reference, binary_kernel, "fp32", "kiln");
-const RegisterKernel<op::Scale> kScale(Backend::reference, scale_kernel, "fp32", "kiln");
-const RegisterKernel<op::Axpy> kAxpy(Backend::reference, axpy_kernel, "fp32", "kiln");
-const RegisterKernel<op::Fill> kFill(Backend::reference, fill_kernel, "fp32", "kiln");
+const RegisterKernel<op::Binary> kBinary(Backend::reference, on_record<binary>, "fp32", "kiln");
+const RegisterKernel<op::Scale> kScale(Backend::reference, on_record<scale>, "fp32", "kiln");
+const RegisterKernel<op::Axpy> kAxpy(Backend::reference, on_record<axpy>, "fp32", "kiln");
+const RegisterKernel<op::Fill> kFill(Backend::reference, on_record<fill>, "fp32", "kiln");
 
 }  // namespace
 

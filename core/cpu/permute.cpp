@@ -10,20 +10,19 @@ namespace kiln::cpu {
 
 namespace {
 
-void kernel(op::Permute& o) {
+void permute(const rec::Permute& record) {
+  const rec::Permute o = record;  // by value into the threads' lambda, as the CUDA kernel takes it
   const int r = o.rank;
-  const Index cols = o.size[static_cast<std::size_t>(r - 1)];
-  const Index col_stride = o.stride[static_cast<std::size_t>(r - 1)];
-  const Index rows = cols > 0 ? o.y.numel() / cols : 0;
-  const float* x = o.x.data<float>();
-  float* y = o.y.data<float>();
-  const auto size = o.size, stride = o.stride;
+  const Index cols = o.size[r - 1];
+  const Index col_stride = o.stride[r - 1];
+  const Index rows = cols > 0 ? o.count / cols : 0;
+  const float* x = o.x;
+  float* y = o.y;
   for_each_index(rows, [=](Index row) {
     Index offset = 0, rest = row;
     for (int a = r - 2; a >= 0; --a) {
-      const auto sa = static_cast<std::size_t>(a);
-      offset += (rest % size[sa]) * stride[sa];
-      rest /= size[sa];
+      offset += (rest % o.size[a]) * o.stride[a];
+      rest /= o.size[a];
     }
     float* out = y + row * cols;
     if (col_stride == 1) {
@@ -34,7 +33,7 @@ void kernel(op::Permute& o) {
   });
 }
 
-const RegisterKernel<op::Permute> kPermute(Backend::reference, kernel, "fp32", "kiln");
+const RegisterKernel<op::Permute> kPermute(Backend::reference, on_record<permute>, "fp32", "kiln");
 
 }  // namespace
 

@@ -17,10 +17,12 @@ constexpr Index kParallelMin = 32768;
 // True when v should replace the running maximum m: larger, or the first NaN.
 inline bool beats(float v, float m) { return v > m || (std::isnan(v) && !std::isnan(m)); }
 
-}  // namespace
-
-void reduce(ReduceOp op, Index outer, Index n, Index inner, const float* x, float* out) {
-  const Index outputs = outer * inner;
+void reduce(const rec::Reduce& r) {
+  const Index n = r.n, inner = r.inner;
+  const float* x = r.x;
+  float* out = r.out;
+  const ReduceOp op = r.f;
+  const Index outputs = r.outer * inner;
   // One task per output element (o, j); its n inputs sit `inner` apart.
 #pragma omp parallel for if (outputs * n > kParallelMin) schedule(static)
   for (Index idx = 0; idx < outputs; ++idx) {
@@ -39,8 +41,11 @@ void reduce(ReduceOp op, Index outer, Index n, Index inner, const float* x, floa
   }
 }
 
-void argmax(Index outer, Index n, Index inner, const float* x, std::int32_t* out) {
-  const Index outputs = outer * inner;
+void argmax(const rec::Argmax& r) {
+  const Index n = r.n, inner = r.inner;
+  const float* x = r.x;
+  std::int32_t* out = r.out;
+  const Index outputs = r.outer * inner;
 #pragma omp parallel for if (outputs * n > kParallelMin) schedule(static)
   for (Index idx = 0; idx < outputs; ++idx) {
     const Index o = idx / inner, j = idx % inner;
@@ -53,28 +58,18 @@ void argmax(Index outer, Index n, Index inner, const float* x, std::int32_t* out
   }
 }
 
-void sum_squares(Index n, const float* x, float* out) {
+void sum_squares(const rec::SumSquares& r) {
+  const Index n = r.n;
+  const float* x = r.x;
   double sum = 0.0;
 #pragma omp parallel for if (n > kParallelMin) schedule(static) reduction(+ : sum)
   for (Index i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
-  out[0] = static_cast<float>(sum);
+  r.out[0] = static_cast<float>(sum);
 }
 
-namespace {
-
-void reduce_kernel(op::Reduce& o) {
-  reduce(o.f, o.split.outer, o.split.n, o.split.inner, o.x.data<float>(), o.out.data<float>());
-}
-void argmax_kernel(op::Argmax& o) {
-  argmax(o.split.outer, o.split.n, o.split.inner, o.x.data<float>(), o.out.data<std::int32_t>());
-}
-void sum_squares_kernel(op::SumSquares& o) {
-  sum_squares(o.x.numel(), o.x.data<float>(), o.out.data<float>());
-}
-
-const RegisterKernel<op::Reduce> kReduce(Backend::reference, reduce_kernel, "fp32", "kiln");
-const RegisterKernel<op::Argmax> kArgmax(Backend::reference, argmax_kernel, "fp32", "kiln");
-const RegisterKernel<op::SumSquares> kSumSquares(Backend::reference, sum_squares_kernel, "fp32",
+const RegisterKernel<op::Reduce> kReduce(Backend::reference, on_record<reduce>, "fp32", "kiln");
+const RegisterKernel<op::Argmax> kArgmax(Backend::reference, on_record<argmax>, "fp32", "kiln");
+const RegisterKernel<op::SumSquares> kSumSquares(Backend::reference, on_record<sum_squares>, "fp32",
                                                  "kiln");
 
 }  // namespace

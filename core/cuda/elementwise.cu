@@ -3,8 +3,8 @@
 // the same). out may alias a or b: element i is read before it is written and nothing else is
 // touched, so no pointer is __restrict__.
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/elementwise.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/ops/elementwise_record.h"
 
 namespace kiln::cuda {
 
@@ -19,65 +19,60 @@ template <BinaryOp Op> __device__ __forceinline__ float apply(float a, float b) 
   if constexpr (Op == BinaryOp::min) return b < a ? b : a;  // std::min
 }
 
-template <BinaryOp Op>
-__global__ void binary_kernel(Index n, const float* a, const float* b, float* out) {
-  for (Index i = detail::grid_start(); i < n; i += detail::grid_stride())
-    out[i] = apply<Op>(a[i], b[i]);
+template <BinaryOp Op> __global__ void binary_kernel(rec::Binary o) {
+  for (Index i = detail::grid_start(); i < o.n; i += detail::grid_stride())
+    o.out[i] = apply<Op>(o.a[i], o.b[i]);
 }
 
-template <BinaryOp Op>
-void launch_binary(Index n, const float* a, const float* b, float* out, cudaStream_t stream) {
-  binary_kernel<Op><<<detail::blocks_for(n), detail::kThreads, 0, stream>>>(n, a, b, out);
-  KILN_CUDA_CHECK_LAUNCH();
+__global__ void scale_kernel(rec::Scale o) {
+  for (Index i = detail::grid_start(); i < o.n; i += detail::grid_stride()) o.x[i] *= o.alpha;
 }
 
-__global__ void scale_kernel(Index n, float alpha, float* x) {
-  for (Index i = detail::grid_start(); i < n; i += detail::grid_stride()) x[i] *= alpha;
-}
-
-__global__ void axpy_kernel(Index n, float alpha, const float* x, float* y) {
-  for (Index i = detail::grid_start(); i < n; i += detail::grid_stride()) y[i] += alpha * x[i];
+__global__ void axpy_kernel(rec::Axpy o) {
+  for (Index i = detail::grid_start(); i < o.n; i += detail::grid_stride())
+    o.y[i] += o.alpha * o.x[i];
 }
 
 template <typename T> __global__ void fill_kernel(Index n, T value, T* x) {
   for (Index i = detail::grid_start(); i < n; i += detail::grid_stride()) x[i] = value;
 }
 
+template <typename Record>
+void launch(void (*kernel)(Record), const Record& o, cudaStream_t stream) {
+  if (o.n == 0) return;
+  kernel<<<detail::blocks_for(o.n), detail::kThreads, 0, stream>>>(o);
+  KILN_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
-void binary(BinaryOp op, Index n, const float* a, const float* b, float* out, cudaStream_t stream) {
-  if (n == 0) return;
-  switch (op) {
-    case BinaryOp::add: return launch_binary<BinaryOp::add>(n, a, b, out, stream);
-    case BinaryOp::sub: return launch_binary<BinaryOp::sub>(n, a, b, out, stream);
-    case BinaryOp::mul: return launch_binary<BinaryOp::mul>(n, a, b, out, stream);
-    case BinaryOp::div: return launch_binary<BinaryOp::div>(n, a, b, out, stream);
-    case BinaryOp::max: return launch_binary<BinaryOp::max>(n, a, b, out, stream);
-    case BinaryOp::min: return launch_binary<BinaryOp::min>(n, a, b, out, stream);
+// One instantiation per op, so the kernel carries no per-element switch.
+void binary(const rec::Binary& o, cudaStream_t stream) {
+  using B = BinaryOp;
+  switch (o.f) {
+    case B::add: return launch(binary_kernel<B::add>, o, stream);
+    case B::sub: return launch(binary_kernel<B::sub>, o, stream);
+    case B::mul: return launch(binary_kernel<B::mul>, o, stream);
+    case B::div: return launch(binary_kernel<B::div>, o, stream);
+    case B::max: return launch(binary_kernel<B::max>, o, stream);
+    case B::min: return launch(binary_kernel<B::min>, o, stream);
   }
 }
 
-void scale(Index n, float alpha, float* x, cudaStream_t stream) {
-  if (n == 0) return;
-  scale_kernel<<<detail::blocks_for(n), detail::kThreads, 0, stream>>>(n, alpha, x);
-  KILN_CUDA_CHECK_LAUNCH();
-}
+void scale(const rec::Scale& o, cudaStream_t stream) { launch(scale_kernel, o, stream); }
 
-void axpy(Index n, float alpha, const float* x, float* y, cudaStream_t stream) {
-  if (n == 0) return;
-  axpy_kernel<<<detail::blocks_for(n), detail::kThreads, 0, stream>>>(n, alpha, x, y);
-  KILN_CUDA_CHECK_LAUNCH();
-}
+void axpy(const rec::Axpy& o, cudaStream_t stream) { launch(axpy_kernel, o, stream); }
 
-void fill(Index n, float value, float* x, cudaStream_t stream) {
-  if (n == 0) return;
-  fill_kernel<float><<<detail::blocks_for(n), detail::kThreads, 0, stream>>>(n, value, x);
-  KILN_CUDA_CHECK_LAUNCH();
-}
-
-void fill(Index n, std::int32_t value, std::int32_t* x, cudaStream_t stream) {
-  if (n == 0) return;
-  fill_kernel<std::int32_t><<<detail::blocks_for(n), detail::kThreads, 0, stream>>>(n, value, x);
+// The fill kernel takes (n, value, x) rather than the record: one template for both dtypes.
+void fill(const rec::Fill& o, cudaStream_t stream) {
+  if (o.n == 0) return;
+  const unsigned int blocks = detail::blocks_for(o.n);
+  if (o.xi != nullptr) {
+    fill_kernel<std::int32_t>
+        <<<blocks, detail::kThreads, 0, stream>>>(o.n, static_cast<std::int32_t>(o.value), o.xi);
+  } else {
+    fill_kernel<float><<<blocks, detail::kThreads, 0, stream>>>(o.n, o.value, o.x);
+  }
   KILN_CUDA_CHECK_LAUNCH();
 }
 

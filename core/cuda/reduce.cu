@@ -7,10 +7,10 @@
 
 #include "kiln/core/caching_allocator.h"
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/reduce.h"
 #include "kiln/core/cuda/launch.cuh"
-#include "kiln/core/cuda/stream_scratch.cuh"
 #include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/stream_scratch.cuh"
+#include "kiln/core/ops/reduce_record.h"
 
 namespace kiln::cuda {
 
@@ -154,24 +154,28 @@ __global__ void sum_partials_kernel(int count, const double* partial, float* out
   if (threadIdx.x == 0) out[0] = static_cast<float>(acc);
 }
 
-
 }  // namespace
 
-void reduce(ReduceOp op, Index outer, Index n, Index inner, const float* x, float* out,
-            cudaStream_t stream) {
-  switch (op) {
-    case ReduceOp::sum: return launch_reduce<SumReducer<false>>(outer, n, inner, x, out, stream);
-    case ReduceOp::mean: return launch_reduce<SumReducer<true>>(outer, n, inner, x, out, stream);
-    case ReduceOp::max: return launch_reduce<MaxReducer>(outer, n, inner, x, out, stream);
+// The kernels take (outer, n, inner, x, out) rather than a record: one template serves reduce
+// (float out) and argmax (int32 out), whose records differ.
+void reduce(const rec::Reduce& o, cudaStream_t stream) {
+  switch (o.f) {
+    case ReduceOp::sum:
+      return launch_reduce<SumReducer<false>>(o.outer, o.n, o.inner, o.x, o.out, stream);
+    case ReduceOp::mean:
+      return launch_reduce<SumReducer<true>>(o.outer, o.n, o.inner, o.x, o.out, stream);
+    case ReduceOp::max: return launch_reduce<MaxReducer>(o.outer, o.n, o.inner, o.x, o.out, stream);
   }
 }
 
-void argmax(Index outer, Index n, Index inner, const float* x, std::int32_t* out,
-            cudaStream_t stream) {
-  launch_reduce<ArgmaxReducer>(outer, n, inner, x, out, stream);
+void argmax(const rec::Argmax& o, cudaStream_t stream) {
+  launch_reduce<ArgmaxReducer>(o.outer, o.n, o.inner, o.x, o.out, stream);
 }
 
-void sum_squares(Index n, const float* x, float* out, cudaStream_t stream) {
+void sum_squares(const rec::SumSquares& o, cudaStream_t stream) {
+  const Index n = o.n;
+  const float* x = o.x;
+  float* out = o.out;
   if (n == 0) {  // the empty sum is 0; a memset, not a launch
     KILN_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream));
     return;

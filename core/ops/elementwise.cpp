@@ -8,29 +8,36 @@ namespace kiln {
 
 namespace op {
 
-void Binary::check() const {
+void Binary::check() {
   detail::check_operands(kName, {{"a", &a}, {"b", &b}, {"out", &out}}, DType::f32);
   detail::check_same_device(kName, {{"a", &a}, {"b", &b}, {"out", &out}});
   detail::check_same_shape(kName, {{"a", &a}, {"b", &b}, {"out", &out}});
+  record = {f, a.numel(), a.data<float>(), b.data<float>(), out.data<float>()};
 }
 
-void Scale::check() const { detail::check_operands(kName, {{"x", &x}}, DType::f32); }
+void Scale::check() {
+  detail::check_operands(kName, {{"x", &x}}, DType::f32);
+  record = {x.numel(), alpha, x.data<float>()};
+}
 
-void Axpy::check() const {
+void Axpy::check() {
   detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
   detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+  record = {x.numel(), alpha, x.data<float>(), y.data<float>()};
 }
 
-void Fill::check() const {
+void Fill::check() {
   KILN_CHECK(x.defined(), "fill: x is an undefined tensor");
   if (x.dtype() == DType::i32) {
     const auto v = static_cast<std::int32_t>(value);
     KILN_CHECK(static_cast<float>(v) == value, "fill: {} is not an int32 value for {}", value,
                x.str());
+    record = {x.numel(), value, nullptr, x.data<std::int32_t>()};
     return;
   }
   detail::check_operands(kName, {{"x", &x}}, DType::f32);
+  record = {x.numel(), value, x.data<float>(), nullptr};
 }
 
 }  // namespace op

@@ -2,7 +2,7 @@
 // core/cpu/elementwise.cpp and core/cuda/elementwise.cpp).
 #pragma once
 
-#include "kiln/core/op_kinds.h"
+#include "kiln/core/ops/elementwise_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -24,7 +24,8 @@ struct Binary {
   const Tensor& a;
   const Tensor& b;
   Tensor& out;
-  void check() const;
+  rec::Binary record{};
+  void check();
   Device device() const { return a.device(); }
 };
 
@@ -32,7 +33,8 @@ struct Scale {
   static constexpr const char* kName = "scale";
   Tensor& x;
   float alpha;
-  void check() const;
+  rec::Scale record{};
+  void check();
   Device device() const { return x.device(); }
 };
 
@@ -41,7 +43,8 @@ struct Axpy {
   float alpha;
   const Tensor& x;
   Tensor& y;
-  void check() const;
+  rec::Axpy record{};
+  void check();
   Device device() const { return x.device(); }
 };
 
@@ -50,7 +53,8 @@ struct Fill {
   static constexpr const char* kName = "fill";
   Tensor& x;
   float value;
-  void check() const;
+  rec::Fill record{};
+  void check();
   Device device() const { return x.device(); }
 };
 

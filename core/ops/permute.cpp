@@ -1,6 +1,8 @@
 // The permute op's checks and public entry points.
 #include "kiln/core/ops/permute.h"
 
+#include <array>
+
 #include <fmt/ranges.h>
 
 #include "kiln/core/dispatch.h"
@@ -28,7 +30,7 @@ namespace op {
 void Permute::check() {
   detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
-  rank = x.rank();
+  const int rank = x.rank();
   KILN_CHECK(rank >= 1 && rank <= kMaxPermuteRank, "{}: x must have 1 to {} axes, found {}", kName,
              kMaxPermuteRank, x.shape().str());
   check_permutation(kName, perm, rank);
@@ -40,9 +42,10 @@ void Permute::check() {
     x_stride[static_cast<std::size_t>(a)] = s;
     s *= x.size(a);
   }
+  record = {rank, y.numel(), {}, {}, x.data<float>(), y.data<float>()};
   for (int a = 0; a < rank; ++a) {
-    size[static_cast<std::size_t>(a)] = y.size(a);
-    stride[static_cast<std::size_t>(a)] = x_stride[static_cast<std::size_t>(perm[static_cast<std::size_t>(a)])];
+    record.size[a] = y.size(a);
+    record.stride[a] = x_stride[static_cast<std::size_t>(perm[static_cast<std::size_t>(a)])];
   }
 }
 

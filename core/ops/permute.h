@@ -3,9 +3,9 @@
 // into heads and merges them back with it.
 #pragma once
 
-#include <array>
 #include <vector>
 
+#include "kiln/core/ops/permute_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -21,17 +21,14 @@ Shape permuted_shape(const Shape& shape, const std::vector<int>& perm);
 
 namespace op {
 
-inline constexpr int kMaxPermuteRank = 6;
+inline constexpr int kMaxPermuteRank = rec::kMaxPermuteRank;
 
-// check() sets rank and, per output axis a, size[a] = y's size and stride[a] = x's stride of
-// the axis it reads.
 struct Permute {
   static constexpr const char* kName = "permute";
   const Tensor& x;
   const std::vector<int>& perm;
   Tensor& y;
-  int rank = 0;
-  std::array<std::int64_t, kMaxPermuteRank> size{}, stride{};
+  rec::Permute record{};
   void check();
   Device device() const { return x.device(); }
 };

@@ -2,7 +2,7 @@
 // kernels in core/cpu/reduce.cpp and core/cuda/reduce.cpp).
 #pragma once
 
-#include "kiln/core/op_kinds.h"
+#include "kiln/core/ops/reduce_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -16,18 +16,13 @@ void sum_squares(const Tensor& x, Tensor& out);
 
 namespace op {
 
-// x viewed as (outer, n, inner) around the axis; out as (outer, inner). Set by check().
-struct AxisSplit {
-  std::int64_t outer = 0, n = 0, inner = 0;
-};
-
 struct Reduce {
   static constexpr const char* kName = "reduce";
   ReduceOp f;
   const Tensor& x;
   int axis;
   Tensor& out;
-  AxisSplit split;
+  rec::Reduce record{};
   void check();
   Device device() const { return x.device(); }
 };
@@ -37,7 +32,7 @@ struct Argmax {
   const Tensor& x;
   int axis;
   Tensor& out;
-  AxisSplit split;
+  rec::Argmax record{};
   void check();
   Device device() const { return x.device(); }
 };
@@ -46,7 +41,8 @@ struct SumSquares {
   static constexpr const char* kName = "sum_squares";
   const Tensor& x;
   Tensor& out;
-  void check() const;
+  rec::SumSquares record{};
+  void check();
   Device device() const { return x.device(); }
 };
 
