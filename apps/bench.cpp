@@ -6,7 +6,7 @@
 // size) on Fashion-MNIST written as an image folder, where decoding makes the loader matter.
 #include <CLI/CLI.hpp>
 
-#include <kiln/apps/support/number_flags.h>
+#include "apps/support/number_flags.h"
 
 #include <fcntl.h>
 
@@ -17,11 +17,11 @@
 #include <kiln/kiln.h>
 #include <kiln/core/environment.h>
 #include <kiln/core/output_file.h>
-#include <kiln/apps/reporting/scaling_table.h>
+#include "apps/reporting/scaling_table.h"
 #include <kiln/core/openmp_wait_policy.h>
-#include <kiln/apps/reporting/speedup_table.h>
-#include <kiln/apps/train/train_options.h>
-#include <kiln/apps/reporting/tuning.h>
+#include "apps/reporting/speedup_table.h"
+#include "apps/train/train_options.h"
+#include "apps/reporting/tuning.h"
 
 namespace {
 

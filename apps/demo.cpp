@@ -3,7 +3,7 @@
 // softmax cross-entropy, axpy), on the device asked for, and prints the loss as it falls.
 #include <CLI/CLI.hpp>
 
-#include <kiln/apps/support/number_flags.h>
+#include "apps/support/number_flags.h"
 
 #include <chrono>
 #include <cstdio>

@@ -4,7 +4,7 @@
 // names 0-9, which sort as labels.
 #include <CLI/CLI.hpp>
 
-#include <kiln/apps/support/number_flags.h>
+#include "apps/support/number_flags.h"
 
 #include <atomic>
 #include <chrono>

@@ -5,7 +5,7 @@
 // kiln::export_onnx.
 #include <CLI/CLI.hpp>
 
-#include <kiln/apps/support/number_flags.h>
+#include "apps/support/number_flags.h"
 
 #include <charconv>
 #include <cstdio>

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <utility>
 
-#include <kiln/apps/support/number_flags.h>
+#include "apps/support/number_flags.h"
 #include <kiln/checkpoint/checkpoint.h>
 #include <kiln/core/device.h>
 #include <kiln/core/error.h>

@@ -4,7 +4,7 @@
 // kernel: the op then fails on that device with a message naming it.
 #include <CLI/CLI.hpp>
 
-#include <kiln/apps/support/number_flags.h>
+#include "apps/support/number_flags.h"
 
 #include <cstdio>
 #include <map>

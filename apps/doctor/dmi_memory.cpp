@@ -1,6 +1,6 @@
 // SMBIOS parsing (DMTF DSP0134): each structure is a header (type, length, handle), `length`
 // bytes of fields, then its strings, each NUL-terminated, the set ending in an extra NUL.
-#include "kiln/apps/doctor/dmi_memory.h"
+#include "apps/doctor/dmi_memory.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,6 @@
 // JSON of the figures: "cannot tell" (-1) is written as null and read back as -1, so a reader
 // never mistakes an unknown for a measured zero.
-#include "kiln/apps/doctor/figures.h"
+#include "apps/doctor/figures.h"
 
 #include <type_traits>
 

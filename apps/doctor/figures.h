@@ -8,7 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "kiln/apps/doctor/dmi_memory.h"
+#include "apps/doctor/dmi_memory.h"
 
 namespace kiln::doctor {
 

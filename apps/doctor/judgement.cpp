@@ -1,6 +1,6 @@
 // The rules. Each threshold is a constant with the reason beside it; README.md's "What
 // kiln-doctor checks" states the same rules in words.
-#include "kiln/apps/doctor/judgement.h"
+#include "apps/doctor/judgement.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/apps/doctor/figures.h"
+#include "apps/doctor/figures.h"
 #include "kiln/core/cpu_description.h"
 
 namespace kiln::doctor {

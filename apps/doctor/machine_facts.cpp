@@ -1,4 +1,4 @@
-#include "kiln/apps/doctor/machine_facts.h"
+#include "apps/doctor/machine_facts.h"
 
 #include <sched.h>
 #include <unistd.h>

@@ -5,7 +5,7 @@
 // says which differences explain why one machine trains slower.
 #include <CLI/CLI.hpp>
 
-#include <kiln/apps/support/number_flags.h>
+#include "apps/support/number_flags.h"
 
 #include <fcntl.h>
 
@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/apps/doctor/machine_facts.h"
-#include "kiln/apps/doctor/measure.h"
-#include "kiln/apps/doctor/report.h"
+#include "apps/doctor/machine_facts.h"
+#include "apps/doctor/measure.h"
+#include "apps/doctor/report.h"
 #include "kiln/core/cpu_description.h"
 #include "kiln/core/error.h"
 #include "kiln/core/openmp_wait_policy.h"

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kiln/apps/doctor/figures.h"
+#include "apps/doctor/figures.h"
 
 namespace kiln::doctor {
 

@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "kiln/apps/doctor/judgement.h"
-#include "kiln/apps/doctor/machine_facts.h"
-#include "kiln/apps/doctor/measure.h"
+#include "apps/doctor/judgement.h"
+#include "apps/doctor/machine_facts.h"
+#include "apps/doctor/measure.h"
 #include "kiln/core/cpu_description.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/parallel.h"

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "kiln/apps/doctor/measure.h"
+#include "apps/doctor/measure.h"
 #include "kiln/core/error.h"
 #include "kiln/data/image_io.h"
 #include "kiln/spec/data_spec.h"

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "kiln/apps/doctor/measure.h"
+#include "apps/doctor/measure.h"
 
 namespace kiln::doctor {
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "kiln/apps/doctor/measure.h"
+#include "apps/doctor/measure.h"
 #include "kiln/core/device_runtime.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/tensor.h"

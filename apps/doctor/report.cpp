@@ -1,4 +1,4 @@
-#include "kiln/apps/doctor/report.h"
+#include "apps/doctor/report.h"
 
 #include <fmt/format.h>
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/apps/doctor/judgement.h"
+#include "apps/doctor/judgement.h"
 
 namespace kiln::doctor {
 

@@ -1,5 +1,5 @@
 // Runs the job at each size through the shell and reads rank 0's JSON line back.
-#include "kiln/apps/reporting/scaling_table.h"
+#include "apps/reporting/scaling_table.h"
 
 #include <fmt/format.h>
 

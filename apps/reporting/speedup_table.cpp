@@ -1,4 +1,4 @@
-#include "kiln/apps/reporting/speedup_table.h"
+#include "apps/reporting/speedup_table.h"
 
 #include "kiln/report/html.h"
 

@@ -1,4 +1,4 @@
-#include "kiln/apps/reporting/tuning.h"
+#include "apps/reporting/tuning.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "kiln/apps/train/flag_words.h"
+#include "apps/train/flag_words.h"
 #include "kiln/core/error.h"
 #include "kiln/core/memory.h"
 #include "kiln/spec/data_spec.h"

@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <vector>
 
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 
 namespace kiln {
 

@@ -1,6 +1,6 @@
 // The numeric flags' rule and message, and the command line's one-line ending
 // (apps/support/number_flags.h).
-#include "kiln/apps/support/number_flags.h"
+#include "apps/support/number_flags.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // KILN_INJECT_FAULT read once, and the fault at its rank and step (apps/train/fault_injection.h).
-#include "kiln/apps/train/fault_injection.h"
+#include "apps/train/fault_injection.h"
 
 #include <chrono>
 #include <csignal>

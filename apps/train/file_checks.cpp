@@ -1,6 +1,6 @@
 // The inputs by name: the files of the data specs (spec/data_spec.h) and --init; the comparison
 // by identity is core/output_file.h's.
-#include "kiln/apps/train/file_checks.h"
+#include "apps/train/file_checks.h"
 
 #include "kiln/core/error.h"
 #include "kiln/core/output_file.h"

@@ -3,7 +3,7 @@
 // no file flag is given where it would be ignored.
 #pragma once
 
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 
 namespace kiln {
 

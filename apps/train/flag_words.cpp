@@ -1,5 +1,5 @@
 // train's word for each setting the library names, and the advice and messages in those words.
-#include "kiln/apps/train/flag_words.h"
+#include "apps/train/flag_words.h"
 
 #include <fmt/format.h>
 

@@ -8,12 +8,12 @@
 
 #include <iostream>
 
-#include <kiln/apps/reporting/tuning.h>
-#include <kiln/apps/support/number_flags.h>
-#include <kiln/apps/train/fault_injection.h>
-#include <kiln/apps/train/stop_signals.h>
-#include <kiln/apps/train/train_options.h>
-#include <kiln/apps/train/workers_flag.h>
+#include "apps/reporting/tuning.h"
+#include "apps/support/number_flags.h"
+#include "apps/train/fault_injection.h"
+#include "apps/train/stop_signals.h"
+#include "apps/train/train_options.h"
+#include "apps/train/workers_flag.h"
 #include <kiln/core/openmp_wait_policy.h>
 #include <kiln/distributed/mpi_communicator.h>
 #include <kiln/distributed/rank_agreement.h>

@@ -5,7 +5,7 @@
 // (x64:gemm:jit of the system's oneDNN 2.6; fixed upstream in 3.11, oneDNN issue 4845) point rsp
 // at a heap workspace while they run: the kernel then wrote the signal frame into the heap, and a
 // later free() aborted with "corrupted size vs. prev_size while consolidating".
-#include "kiln/apps/train/stop_signals.h"
+#include "apps/train/stop_signals.h"
 
 #include <pthread.h>
 #include <signal.h>

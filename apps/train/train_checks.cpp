@@ -1,7 +1,7 @@
 // Checks before training (training/train_checks.h).
-#include "kiln/apps/train/train_checks.h"
+#include "apps/train/train_checks.h"
 
-#include "kiln/apps/train/weight_decay_groups.h"
+#include "apps/train/weight_decay_groups.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@
 #include "kiln/spec/data_spec.h"
 #include "kiln/layers/loss.h"
 #include "kiln/spec/optimizer_spec.h"
-#include "kiln/apps/train/workers_flag.h"
+#include "apps/train/workers_flag.h"
 
 namespace kiln {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "kiln/checkpoint/run_fingerprint.h"
 #include "kiln/data/dataset.h"
 

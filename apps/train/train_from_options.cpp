@@ -9,13 +9,13 @@
 #include <ostream>
 #include <string>
 
-#include "kiln/apps/train/fault_injection.h"
-#include "kiln/apps/train/file_checks.h"
-#include "kiln/apps/train/flag_words.h"
-#include "kiln/apps/train/train_checks.h"
-#include "kiln/apps/train/train_options.h"
-#include "kiln/apps/train/weight_decay_groups.h"
-#include "kiln/apps/train/workers_flag.h"
+#include "apps/train/fault_injection.h"
+#include "apps/train/file_checks.h"
+#include "apps/train/flag_words.h"
+#include "apps/train/train_checks.h"
+#include "apps/train/train_options.h"
+#include "apps/train/weight_decay_groups.h"
+#include "apps/train/workers_flag.h"
 #include "kiln/checkpoint/checkpoint.h"
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/parallel.h"

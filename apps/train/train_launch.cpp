@@ -7,8 +7,8 @@
 #include <optional>
 #include <thread>
 
-#include "kiln/apps/train/flag_words.h"
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/flag_words.h"
+#include "apps/train/train_options.h"
 #include "kiln/core/device.h"
 #include "kiln/core/error.h"
 #include "kiln/distributed/mpi_communicator.h"

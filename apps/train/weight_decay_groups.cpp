@@ -1,5 +1,5 @@
 // train's weight-decay defaults and groups (apps/train/weight_decay_groups.h).
-#include "kiln/apps/train/weight_decay_groups.h"
+#include "apps/train/weight_decay_groups.h"
 
 #include <fmt/format.h>
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "kiln/layers/module.h"
 #include "kiln/optim/optimizer.h"
 

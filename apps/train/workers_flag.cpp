@@ -1,5 +1,5 @@
 // --workers as a number or auto (apps/train/workers_flag.h).
-#include "kiln/apps/train/workers_flag.h"
+#include "apps/train/workers_flag.h"
 
 #include <algorithm>
 #include <charconv>

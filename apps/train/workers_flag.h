@@ -7,7 +7,7 @@
 
 #include "kiln/core/device.h"
 #include "kiln/data/loader_tuning.h"
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 
 namespace kiln {
 

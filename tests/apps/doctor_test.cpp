@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app_testing.h"
-#include "kiln/apps/doctor/dmi_memory.h"
-#include "kiln/apps/doctor/judgement.h"
-#include "kiln/apps/doctor/measure.h"
+#include "apps/doctor/dmi_memory.h"
+#include "apps/doctor/judgement.h"
+#include "apps/doctor/measure.h"
 #include "kiln/core/error.h"
 #include "kiln/data/image_io.h"
 

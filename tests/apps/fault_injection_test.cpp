@@ -5,7 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 
-#include "kiln/apps/train/fault_injection.h"
+#include "apps/train/fault_injection.h"
 #include "kiln/core/error.h"
 
 TEST(FaultInjection, ThrowsAtTheNamedRankAndStepOnlyAndRejectsOtherForms) {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "kiln/apps/train/flag_words.h"
+#include "apps/train/flag_words.h"
 #include "kiln/core/error.h"
 #include "kiln/spec/data_spec.h"
 #include "kiln/spec/optimizer_spec.h"

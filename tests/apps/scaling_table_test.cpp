@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "kiln/core/error.h"
-#include "kiln/apps/reporting/scaling_table.h"
+#include "apps/reporting/scaling_table.h"
 
 namespace {
 

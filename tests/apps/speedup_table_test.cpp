@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "kiln/apps/reporting/speedup_table.h"
+#include "apps/reporting/speedup_table.h"
 #include "kiln/core/output_file.h"
 #include "tests/support/headless_chromium.h"
 

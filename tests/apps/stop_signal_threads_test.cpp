@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "kiln/apps/train/stop_signals.h"
+#include "apps/train/stop_signals.h"
 #include "tests/support/train_testing.h"
 
 namespace {

@@ -11,7 +11,7 @@
 #include "kiln/distributed/data_parallel.h"
 #include "kiln/training/diagnosis.h"
 #include "kiln/io/safetensors.h"
-#include "kiln/apps/train/train_checks.h"
+#include "apps/train/train_checks.h"
 #include "tests/data/test_datasets.h"
 #include "tests/support/train_testing.h"
 

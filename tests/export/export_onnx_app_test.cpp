@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "kiln/kiln.h"
 #include "kiln/spec/model_spec.h"
 #include "kiln/spec/optimizer_spec.h"

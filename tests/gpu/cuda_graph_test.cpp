@@ -11,7 +11,7 @@
 #include "kiln/core/ops.h"
 #include "kiln/core/stream.h"
 #include "kiln/io/safetensors.h"
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "kiln/optim/lr_schedule.h"
 #include "kiln/spec/optimizer_spec.h"
 #include "kiln/optim/step_scalars.h"

@@ -10,7 +10,7 @@
 #include "kiln/distributed/mpi_communicator.h"
 #include "kiln/distributed/rank_agreement.h"
 #include "kiln/io/safetensors.h"
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "tests/support/tensor_testing.h"
 #include "tests/support/train_testing.h"
 

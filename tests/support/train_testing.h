@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 
 namespace kiln::testing {
 

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "kiln/io/safetensors.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/models/presets.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/cpu_description.h"
 #include "kiln/core/precision.h"

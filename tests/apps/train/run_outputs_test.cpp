@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "kiln/core/error.h"
 #include "tests/support/train_testing.h"
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "kiln/data/image_io.h"
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "tests/data/file_testing.h"
 
 namespace {

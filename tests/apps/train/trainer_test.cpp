@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "kiln/io/safetensors.h"
-#include "kiln/apps/train/train_options.h"
+#include "apps/train/train_options.h"
 #include "tests/support/train_testing.h"
 
 namespace {

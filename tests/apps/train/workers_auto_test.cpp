@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kiln/apps/train/train_options.h"
-#include "kiln/apps/train/workers_flag.h"
+#include "apps/train/train_options.h"
+#include "apps/train/workers_flag.h"
 #include "tests/support/train_testing.h"
 
 namespace {
