@@ -35,7 +35,6 @@
 #include "kiln/layers/causal_self_attention.h"
 #include "kiln/layers/conv2d.h"
 #include "kiln/layers/cross_entropy_loss.h"
-#include "kiln/layers/sequence_cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/embedding.h"
 #include "kiln/layers/flatten.h"
@@ -48,6 +47,7 @@
 #include "kiln/layers/module.h"
 #include "kiln/layers/mse_loss.h"
 #include "kiln/layers/pool2d.h"
+#include "kiln/layers/sequence_cross_entropy_loss.h"
 #include "kiln/layers/tied_linear.h"
 
 // Models: the composites and the presets as C++ builders.

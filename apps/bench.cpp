@@ -14,14 +14,14 @@
 #include <iostream>
 #include <sstream>
 
-#include <kiln/kiln.h>
 #include <kiln/core/environment.h>
-#include <kiln/core/output_file.h>
-#include "apps/reporting/scaling_table.h"
 #include <kiln/core/openmp_wait_policy.h>
+#include <kiln/core/output_file.h>
+#include <kiln/kiln.h>
+#include "apps/reporting/scaling_table.h"
 #include "apps/reporting/speedup_table.h"
-#include "apps/train/train_options.h"
 #include "apps/reporting/tuning.h"
+#include "apps/train/train_options.h"
 
 namespace {
 
@@ -34,7 +34,7 @@ struct BenchOptions {
   int workers = 2;
   std::string out_dir = "bench-results";
   std::string precision = "fp32";  // of every row (tf32: the GPU rows; the CPU ones stay fp32)
-  bool cuda_graph = false;          // of the GPU rows
+  bool cuda_graph = false;         // of the GPU rows
   bool loader = false;
   std::string images = "fmnist-images";  // kiln-export-images --out writes it
   kiln::LoaderSweep sweep;
@@ -60,7 +60,8 @@ kiln::TrainOptions article_workload(const BenchOptions& b, const std::string& de
 }
 
 // Seconds per 160,000-sample epoch, after a warm-up of a few steps.
-kiln::SpeedupRow measure(const BenchOptions& b, const std::string& device, const std::string& label) {
+kiln::SpeedupRow measure(const BenchOptions& b, const std::string& device,
+                         const std::string& label) {
   kiln::TrainOptions o = article_workload(b, device);
   std::ostringstream silent;
   kiln::TrainOptions warm = o;
@@ -68,9 +69,12 @@ kiln::SpeedupRow measure(const BenchOptions& b, const std::string& device, const
   kiln::train(warm, silent);
   const kiln::EpochReport r = kiln::train(o, silent).epochs.at(0);
   const double per_epoch = r.wall_s * 160000.0 / static_cast<double>(r.samples);
-  std::string note = r.samples == 160000 ? "measured" : fmt::format("scaled from {} samples", r.samples);
-  note += fmt::format(", batch {}, data wait {:.1f} %", b.batch_size, r.stage_percent(kiln::Stage::data_wait));
-  std::cout << fmt::format("  {:<34} {:8.1f} s per epoch ({:.0f} samples/s)\n", label, per_epoch, r.samples_per_s)
+  std::string note =
+      r.samples == 160000 ? "measured" : fmt::format("scaled from {} samples", r.samples);
+  note += fmt::format(", batch {}, data wait {:.1f} %", b.batch_size,
+                      r.stage_percent(kiln::Stage::data_wait));
+  std::cout << fmt::format("  {:<34} {:8.1f} s per epoch ({:.0f} samples/s)\n", label, per_epoch,
+                           r.samples_per_s)
             << std::flush;
   return {label, per_epoch, false, note};
 }
@@ -82,11 +86,14 @@ void write(const std::string& path, const std::string& text) {
 int run_loader_sweep(const BenchOptions& b) {
   const std::filesystem::path train_dir = std::filesystem::path(b.images) / "train";
   KILN_CHECK(std::filesystem::is_directory(train_dir),
-             "bench --loader reads Fashion-MNIST as an image folder and '{}' does not exist; write it first "
-             "with: build/apps/kiln-export-images --out {} (60,000 + 10,000 PNGs, about a minute), or name "
+             "bench --loader reads Fashion-MNIST as an image folder and '{}' does not exist; write "
+             "it first "
+             "with: build/apps/kiln-export-images --out {} (60,000 + 10,000 PNGs, about a minute), "
+             "or name "
              "another folder with --images DIR",
              train_dir.string(), b.images);
-  kiln::TrainOptions o = article_workload(b, b.gpu && kiln::cuda_device_count() > 0 ? "gpu" : "cpu");
+  kiln::TrainOptions o =
+      article_workload(b, b.gpu && kiln::cuda_device_count() > 0 ? "gpu" : "cpu");
   o.data = "images:" + b.images;
   o.samples = 0;
   kiln::loader_sweep(o, b.sweep, std::cout);
@@ -107,25 +114,30 @@ int run(BenchOptions b) {
   if (b.loader) return run_loader_sweep(b);
   KILN_CHECK(b.samples > 0 && b.batch_size > 0, "--samples and --batch-size must be positive");
   prepare_out_dir(b.out_dir);
-  KILN_CHECK(b.cpu || kiln::cuda_device_count() > 0, "--gpu-only (--device=gpu) needs a GPU, and none can be used: {}; "
-             "measure the CPU with --device=cpu", kiln::cuda_unavailable_reason());
-  std::cout << fmt::format("kiln bench: the article workload (784-1024-1024-1024-1024-10 MLP, {} samples "
-                           "per measured epoch, batch {})\n",
-                           b.samples, b.batch_size);
+  KILN_CHECK(b.cpu || kiln::cuda_device_count() > 0,
+             "--gpu-only (--device=gpu) needs a GPU, and none can be used: {}; "
+             "measure the CPU with --device=cpu",
+             kiln::cuda_unavailable_reason());
+  std::cout << fmt::format(
+      "kiln bench: the article workload (784-1024-1024-1024-1024-10 MLP, {} samples "
+      "per measured epoch, batch {})\n",
+      b.samples, b.batch_size);
   std::vector<kiln::SpeedupRow> rows = kiln::article_rows();
   if (b.cpu) {
     if (b.threads.empty()) b.threads.push_back(kiln::num_threads());
     for (int t : b.threads) {
       kiln::set_num_threads(t);
       const std::string precision = b.precision == "tf32" ? "fp32" : b.precision;
-      rows.push_back(measure(b, "cpu", fmt::format("CPU, {} thread{} (this machine, {})", t, t == 1 ? "" : "s",
-                                                   precision)));
+      rows.push_back(measure(
+          b, "cpu",
+          fmt::format("CPU, {} thread{} (this machine, {})", t, t == 1 ? "" : "s", precision)));
     }
   }
   if (b.gpu) {
     for (int i = 0; i < kiln::cuda_device_count(); ++i) {
       const kiln::Device d = kiln::Device::cuda(i);
-      const std::string label = fmt::format("{} ({}, {})", kiln::device_name(d), d.str(), b.precision);
+      const std::string label =
+          fmt::format("{} ({}, {})", kiln::device_name(d), d.str(), b.precision);
       rows.push_back(measure(b, d.str(), label));
     }
     if (kiln::cuda_device_count() == 0)
@@ -138,8 +150,8 @@ int run(BenchOptions b) {
   write(b.out_dir + "/speedup.csv", kiln::speedup_csv(rows));
   write(b.out_dir + "/speedup.svg", kiln::speedup_svg(rows));
   write(b.out_dir + "/speedup.html", kiln::speedup_html(rows));
-  std::cout << fmt::format("\nwrote {0}/speedup.md, {0}/speedup.csv, {0}/speedup.svg and {0}/speedup.html\n",
-                           b.out_dir);
+  std::cout << fmt::format(
+      "\nwrote {0}/speedup.md, {0}/speedup.csv, {0}/speedup.svg and {0}/speedup.html\n", b.out_dir);
   return 0;
 }
 
@@ -165,13 +177,19 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "cpu or gpu: the same as --cpu-only or --gpu-only")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->excludes("--cpu-only", "--gpu-only");
-  app.add_option("--out", b.out_dir, "folder for speedup.md, speedup.csv, speedup.svg and speedup.html")->capture_default_str();
-  app.add_option("--precision", b.precision, "matrix products: fp32, tf32 (GPU rows) or bf16 (core/precision.h)")->capture_default_str();
+  app.add_option("--out", b.out_dir,
+                 "folder for speedup.md, speedup.csv, speedup.svg and speedup.html")
+      ->capture_default_str();
+  app.add_option("--precision", b.precision,
+                 "matrix products: fp32, tf32 (GPU rows) or bf16 (core/precision.h)")
+      ->capture_default_str();
   app.add_flag("--cuda-graph", b.cuda_graph,
                "GPU rows: each step (forward, backward, update) as one CUDA graph");
-  app.add_flag("--loader", b.loader,
-               "instead of the speedup table: the data-loading sweep, workers x pinned memory x batch size");
-  app.add_option("--images", b.images, "--loader: Fashion-MNIST image folder (kiln-export-images --out DIR)")
+  app.add_flag(
+      "--loader", b.loader,
+      "instead of the speedup table: the data-loading sweep, workers x pinned memory x batch size");
+  app.add_option("--images", b.images,
+                 "--loader: Fashion-MNIST image folder (kiln-export-images --out DIR)")
       ->capture_default_str();
   kiln::add_number_flag(app, "--loader-workers", b.sweep.workers, "--loader: worker counts to try",
                         {.least = 0})
@@ -200,7 +218,7 @@ int main(int argc, char** argv) {
   b.gpu = !cpu_only;
   try {
     kiln::check_environment();  // the KILN_* variables, before anything is measured
-    if (!scaling.empty()) {  // each size is an `mpirun -np k train ...` beside this program
+    if (!scaling.empty()) {     // each size is an `mpirun -np k train ...` beside this program
       prepare_out_dir(b.out_dir);
       const auto train = std::filesystem::canonical("/proc/self/exe").parent_path() / "train";
       kiln::ScalingJob job =

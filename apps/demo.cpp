@@ -59,7 +59,7 @@ int run(const Options& o) {
               static_cast<long long>(o.classes), device.str().c_str());
   const auto start = std::chrono::steady_clock::now();
   for (int step = 0; step <= o.steps; ++step) {
-    kiln::gemm(x, false, w, true, logits);                   // (N, F) @ (C, F)ᵀ -> (N, C)
+    kiln::gemm(x, false, w, true, logits);  // (N, F) @ (C, F)ᵀ -> (N, C)
     kiln::bias_add(logits, b);
     kiln::softmax_cross_entropy_forward(logits, y, probs, losses);
     if (step % (o.steps / 5 == 0 ? 1 : o.steps / 5) == 0) {
@@ -74,13 +74,14 @@ int run(const Options& o) {
     }
     if (step == o.steps) break;
     kiln::softmax_cross_entropy_backward(probs, y, dlogits, 1.0f / static_cast<float>(o.samples));
-    kiln::gemm(dlogits, true, x, false, dw);                 // (N, C)ᵀ @ (N, F) -> (C, F)
+    kiln::gemm(dlogits, true, x, false, dw);  // (N, C)ᵀ @ (N, F) -> (C, F)
     kiln::fill(db, 0.0f);
     kiln::bias_grad(dlogits, db);
     kiln::axpy(-o.lr, dw, w);
     kiln::axpy(-o.lr, db, b);
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Three GEMMs' worth of work per step would be 6 N F C; the demo does two (no input gradient).
   const double gflop = 4.0 * o.samples * o.features * o.classes * (o.steps + 1) * 1e-9;
   std::printf("%d steps in %.2f s (%.1f GFLOP/s in the GEMMs, %d CPU threads)\n", o.steps, seconds,

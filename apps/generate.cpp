@@ -11,7 +11,6 @@
 #include <string_view>
 #include <utility>
 
-#include "apps/support/number_flags.h"
 #include <kiln/checkpoint/checkpoint.h>
 #include <kiln/core/device.h>
 #include <kiln/core/error.h>
@@ -20,6 +19,7 @@
 #include <kiln/data/vocabulary.h>
 #include <kiln/models/generate.h>
 #include <kiln/spec/model_spec.h>
+#include "apps/support/number_flags.h"
 
 namespace {
 

@@ -5,8 +5,8 @@
 // core/cpu_compute.h) and the precision (0 fp32; 1 bf16: inputs rounded to bf16, fp32 sums).
 // Beside them, the same forward product through Eigen's own GEMM, the fallback kiln uses when
 // built without OpenBLAS, so all are compared side by side in one run.
-#include <Eigen/Core>
 #include <benchmark/benchmark.h>
+#include <Eigen/Core>
 
 #include <cstdint>
 #include <string>
@@ -14,8 +14,8 @@
 
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/ops.h"
-#include "kiln/core/precision.h"
 #include "kiln/core/parallel.h"
+#include "kiln/core/precision.h"
 #include "kiln/core/tensor.h"
 
 namespace {
@@ -32,9 +32,12 @@ kiln::Tensor filled(kiln::Shape shape, float value) {
 class Setting {
  public:
   explicit Setting(benchmark::State& state)
-      : threads_(kiln::num_threads()), compute_(kiln::cpu_compute()), precision_(kiln::matmul_precision()) {
-    const auto compute = state.range(1) == 1 ? kiln::CpuCompute::onednn : kiln::CpuCompute::reference;
-    const auto precision = state.range(2) == 1 ? kiln::MatmulPrecision::bf16 : kiln::MatmulPrecision::fp32;
+      : threads_(kiln::num_threads()), compute_(kiln::cpu_compute()),
+        precision_(kiln::matmul_precision()) {
+    const auto compute =
+        state.range(1) == 1 ? kiln::CpuCompute::onednn : kiln::CpuCompute::reference;
+    const auto precision =
+        state.range(2) == 1 ? kiln::MatmulPrecision::bf16 : kiln::MatmulPrecision::fp32;
     if (compute == kiln::CpuCompute::onednn && !kiln::onednn_built()) {
       state.SkipWithError("built without oneDNN");
       return;
@@ -42,7 +45,8 @@ class Setting {
     if (state.range(0) > 0) kiln::set_num_threads(static_cast<int>(state.range(0)));
     kiln::set_cpu_compute(compute);
     kiln::set_matmul_precision(precision);
-    state.SetLabel(std::string(kiln::cpu_compute_name(compute)) + " " + kiln::matmul_precision_name(precision));
+    state.SetLabel(std::string(kiln::cpu_compute_name(compute)) + " " +
+                   kiln::matmul_precision_name(precision));
   }
   ~Setting() {
     kiln::set_num_threads(threads_);
@@ -113,7 +117,8 @@ void BM_LinearInputGrad_DYW(benchmark::State& state) {
 // The forward product through Eigen directly (kiln's GEMM without OpenBLAS), same shapes.
 void BM_EigenReference_XWt(benchmark::State& state) {
   using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const RowMatrix x = RowMatrix::Constant(kBatch, kWidth, 0.5f), w = RowMatrix::Constant(kWidth, kWidth, 0.25f);
+  const RowMatrix x = RowMatrix::Constant(kBatch, kWidth, 0.5f),
+                  w = RowMatrix::Constant(kWidth, kWidth, 0.25f);
   RowMatrix y(kBatch, kWidth);
   const int default_threads = kiln::num_threads();
   if (state.range(0) > 0) kiln::set_num_threads(static_cast<int>(state.range(0)));
@@ -140,7 +145,12 @@ BENCHMARK(BM_LinearForward_XWt)->Apply(configure);
 BENCHMARK(BM_LinearWeightGrad_DYtX)->Apply(configure);
 BENCHMARK(BM_LinearInputGrad_DYW)->Apply(configure);
 BENCHMARK(BM_LinearFusedForward)->Apply(configure);
-BENCHMARK(BM_EigenReference_XWt)->ArgName("threads")->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EigenReference_XWt)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(0)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -37,12 +37,19 @@ Options parse(int argc, char** argv) {
     const std::string key = argv[i];
     const std::int64_t value = std::atoll(argv[i + 1]);
     KILN_CHECK(value > 0, "{} needs a positive number, found '{}'", key, argv[i + 1]);
-    if (key == "--batch") o.batch = value;
-    else if (key == "--width") o.width = value;
-    else if (key == "--layers") o.layers = value;
-    else if (key == "--steps") o.steps = value;
-    else if (key == "--repeats") o.repeats = value;
-    else KILN_THROW("unknown option {}: expected --batch, --width, --layers, --steps or --repeats", key);
+    if (key == "--batch")
+      o.batch = value;
+    else if (key == "--width")
+      o.width = value;
+    else if (key == "--layers")
+      o.layers = value;
+    else if (key == "--steps")
+      o.steps = value;
+    else if (key == "--repeats")
+      o.repeats = value;
+    else
+      KILN_THROW("unknown option {}: expected --batch, --width, --layers, --steps or --repeats",
+                 key);
   }
   return o;
 }
@@ -81,7 +88,8 @@ int main(int argc, char** argv) {
     kiln::uniform_(b, -1.0f, 1.0f, gen);
 
     kiln::Sequential net;
-    for (std::int64_t i = 0; i < o.layers; ++i) net.emplace<kiln::Linear>(o.width, o.width, gen).emplace<kiln::ReLU>();
+    for (std::int64_t i = 0; i < o.layers; ++i)
+      net.emplace<kiln::Linear>(o.width, o.width, gen).emplace<kiln::ReLU>();
     net.to(gpu);
     kiln::Sgd sgd(net.parameters(), 1e-4f, {.momentum = 0.9f});
     kiln::Tensor dy = kiln::Tensor::empty({o.batch, o.width}, kiln::DType::f32, gpu);
@@ -95,7 +103,8 @@ int main(int argc, char** argv) {
                 static_cast<long long>(o.repeats), static_cast<long long>(o.steps));
     std::printf("| precision | cuBLAS GEMM TFLOP/s | kiln MLP step TFLOP/s | kiln / cuBLAS |\n");
     std::printf("| --- | ---: | ---: | ---: |\n");
-    for (kiln::MatmulPrecision p : {kiln::MatmulPrecision::fp32, kiln::MatmulPrecision::tf32, kiln::MatmulPrecision::bf16}) {
+    for (kiln::MatmulPrecision p :
+         {kiln::MatmulPrecision::fp32, kiln::MatmulPrecision::tf32, kiln::MatmulPrecision::bf16}) {
       kiln::set_matmul_precision(p);
       const double gemm_ms = median_ms(gpu, o, [&] { kiln::gemm(a, false, b, true, c); });
       const double step_ms = median_ms(gpu, o, [&] {
@@ -105,8 +114,8 @@ int main(int argc, char** argv) {
         sgd.step();
       });
       const double cublas = tflops(gemm_flops, gemm_ms), kiln_rate = tflops(step_flops, step_ms);
-      std::printf("| %s | %.1f | %.1f | %.0f %% |\n", kiln::matmul_precision_name(p), cublas, kiln_rate,
-                  100.0 * kiln_rate / cublas);
+      std::printf("| %s | %.1f | %.1f | %.0f %% |\n", kiln::matmul_precision_name(p), cublas,
+                  kiln_rate, 100.0 * kiln_rate / cublas);
       std::fflush(stdout);
     }
     kiln::set_matmul_precision(kiln::MatmulPrecision::fp32);

@@ -67,11 +67,14 @@ void copy_by_name(const std::string& file, const std::map<std::string, Tensor>& 
     auto it = tensors.find(name);
     KILN_CHECK(it != tensors.end(), "'{}' has no tensor '{}' that the model needs", file, name);
     KILN_CHECK(it->second.shape() == target->shape() && it->second.dtype() == target->dtype(),
-               "'{}': tensor '{}' is {} but the model's is {}", file, name, it->second.str(), target->str());
+               "'{}': tensor '{}' is {} but the model's is {}", file, name, it->second.str(),
+               target->str());
   }
   for (const auto& [name, tensor] : tensors)
-    KILN_CHECK(targets.count(name) == 1, "'{}' holds tensor {} that this model does not have; is it "
-               "a file for another model?", file, excerpt(name));
+    KILN_CHECK(targets.count(name) == 1,
+               "'{}' holds tensor {} that this model does not have; is it "
+               "a file for another model?",
+               file, excerpt(name));
   for (const auto& [name, target] : targets) {
     check_finite(file, name, tensors.at(name));
     copy(tensors.at(name), *target);
@@ -104,7 +107,8 @@ void save_checkpoint(CheckpointFolder& folder, Module& model, const Optimizer& o
       kMoments, serialize_safetensors(optimizer_state, {{"optimizer", optimizer.describe()}}));
   state.optimizer_steps = optimizer.steps();
   state.generators.clear();
-  for (const auto& [name, gen] : model.generators()) state.generators[name] = {gen->seed(), gen->offset()};
+  for (const auto& [name, gen] : model.generators())
+    state.generators[name] = {gen->seed(), gen->offset()};
   state.pieces.clear();
   for (const auto& [name, bytes] : pieces) state.pieces[name] = piece_of(bytes);
   pieces.emplace_back(kState, state_to_json(state));
@@ -128,8 +132,10 @@ void restore_generators(const SavedCheckpoint& saved, Module& model) {
   for (const auto& [name, gen] : model.generators()) targets[name] = gen;
   for (const auto& [name, g] : saved.state.generators) {
     const auto it = targets.find(name);
-    KILN_CHECK(it != targets.end(), "'{}' records the random generator {}, which this model does not have: "
-               "the checkpoint is of another model", path, excerpt(name));
+    KILN_CHECK(it != targets.end(),
+               "'{}' records the random generator {}, which this model does not have: "
+               "the checkpoint is of another model",
+               path, excerpt(name));
     it->second->set_state(g.seed, g.offset);
   }
 }
@@ -154,8 +160,10 @@ void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& 
 
 void load_checkpoint_weights(const std::string& dir, Module& model) {
   const std::optional<SavedCheckpoint> saved = read_checkpoint(dir);
-  KILN_CHECK(saved.has_value(), "'{}' holds no checkpoint (no latest, no state.json): train with a checkpoint folder first",
-             dir);
+  KILN_CHECK(
+      saved.has_value(),
+      "'{}' holds no checkpoint (no latest, no state.json): train with a checkpoint folder first",
+      dir);
   const std::string path = saved->folder + "/" + kWeights;
   const SafetensorsFile weights = parse_safetensors(read_piece(*saved, kWeights), path);
   copy_by_name(path, weights.tensors, weight_targets(model));

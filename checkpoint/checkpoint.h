@@ -25,18 +25,19 @@ struct SavedCheckpoint {
 };
 // The newest checkpoint of `dir`, its state.json read and checked; nothing when `dir` holds none.
 std::optional<SavedCheckpoint> read_checkpoint(const std::string& dir);
-// Loads the weights, the optimizer state and the random generators' positions of `saved` after checking that the pieces are the
-// ones its state.json records (size and CRC32): pieces of different saves are refused, naming
-// the file. Throws kiln::Error for a broken piece or one of another model.
+// Loads the weights, the optimizer state and the random generators' positions of `saved` after
+// checking that the pieces are the ones its state.json records (size and CRC32): pieces of
+// different saves are refused, naming the file. Throws kiln::Error for a broken piece or one of
+// another model.
 void restore_checkpoint(const SavedCheckpoint& saved, Module& model, Optimizer& optimizer);
 
 // The weights (parameters and buffers) of the newest checkpoint of `dir` into `model`, checked
 // as restore_checkpoint checks them: for inference from a trained run's folder.
 void load_checkpoint_weights(const std::string& dir, Module& model);
 
-// Copies weights from a safetensors file into the model's parameters and buffers by name (an init file).
-// Every parameter must be present with its shape; extra tensors in the file are an error too,
-// so a file for another model is never half-loaded.
+// Copies weights from a safetensors file into the model's parameters and buffers by name (an init
+// file). Every parameter must be present with its shape; extra tensors in the file are an error
+// too, so a file for another model is never half-loaded.
 void load_weights(const std::string& path, Module& model);
 
 }  // namespace kiln

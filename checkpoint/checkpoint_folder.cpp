@@ -24,8 +24,7 @@ constexpr std::string_view kTemporaryNames[] = {"latest.tmp", "model.safetensors
 
 // Runs f, turning a std::filesystem error (a loop of links, a name too long, no permission) into
 // a kiln::Error naming the checkpoint folder and the path the file system refused.
-template <typename F>
-auto naming_the_path(const std::string& dir, F&& f) -> decltype(f()) {
+template <typename F> auto naming_the_path(const std::string& dir, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const fs::filesystem_error& e) {
@@ -141,7 +140,8 @@ void CheckpointFolder::publish(const std::vector<std::pair<std::string, std::str
   naming_the_path(dir_, [&] { publish_unit(pieces); });
 }
 
-void CheckpointFolder::publish_unit(const std::vector<std::pair<std::string, std::string>>& pieces) {
+void CheckpointFolder::publish_unit(
+    const std::vector<std::pair<std::string, std::string>>& pieces) {
   long long next = std::max(1LL, latest_number(dir_) + 1);  // units count from ckpt-000001
   for (const fs::directory_entry& e : fs::directory_iterator(dir_))
     next = std::max(next, unit_number(e.path().filename().string()) + 1);

@@ -14,8 +14,10 @@ std::optional<std::string> text(const std::string& v) {
 }
 template <typename T> std::optional<std::string> text(const std::optional<T>& v) {
   if (!v) return std::nullopt;
-  if constexpr (std::is_same_v<T, bool>) return *v ? "on" : "off";
-  else return fmt::format("{}", *v);
+  if constexpr (std::is_same_v<T, bool>)
+    return *v ? "on" : "off";
+  else
+    return fmt::format("{}", *v);
 }
 
 }  // namespace
@@ -63,7 +65,8 @@ std::vector<RunField> description_fields(const RunDescription& r) {
 
 std::vector<RunField> fingerprint_fields(const RunFingerprint& f) {
   std::vector<RunField> fields = description_fields(f.run);
-  fields.push_back({Setting::model_structure, fmt::format("fnv1a {:016x}", fnv1a(f.model_structure))});
+  fields.push_back(
+      {Setting::model_structure, fmt::format("fnv1a {:016x}", fnv1a(f.model_structure))});
   fields.push_back({Setting::precision, f.precision});
   fields.push_back({Setting::bucket_mb, fmt::format("{}", f.bucket_mb)});
   fields.push_back({Setting::cuda_graph, f.cuda_graph ? "on" : "off"});

@@ -29,7 +29,7 @@ struct RunDescription {
   std::string data;       // the data's spec (spec/data_spec.h)
   std::string optimizer;  // its name (spec/optimizer_spec.h); empty: the optimizer's describe()
   std::optional<std::uint64_t> seed;
-  std::int64_t batch_size = 0;  // the global batch; 0: not recorded
+  std::int64_t batch_size = 0;          // the global batch; 0: not recorded
   std::optional<std::int64_t> samples;  // DataSpecOptions::samples
   std::optional<float> lr;
   std::optional<float> weight_decay;

@@ -30,8 +30,8 @@ std::int64_t int_field(const nlohmann::json& j, const char* name, std::int64_t m
   const bool fits = v.is_number_integer() &&
                     !(v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX) &&
                     v.get<std::int64_t>() >= min;
-  KILN_CHECK(fits, "'{}': \"{}\" is {}: expected an integer of at least {}", path, name, bare_excerpt(v.dump()),
-             min);
+  KILN_CHECK(fits, "'{}': \"{}\" is {}: expected an integer of at least {}", path, name,
+             bare_excerpt(v.dump()), min);
   return v.get<std::int64_t>();
 }
 
@@ -44,7 +44,8 @@ std::uint64_t unsigned_field(const nlohmann::json& j, const char* name, const st
 
 std::string string_field(const nlohmann::json& j, const char* name, const std::string& path) {
   const nlohmann::json& v = field(j, name, path);
-  KILN_CHECK(v.is_string(), "'{}': \"{}\" is {}: expected a string", path, name, bare_excerpt(v.dump()));
+  KILN_CHECK(v.is_string(), "'{}': \"{}\" is {}: expected a string", path, name,
+             bare_excerpt(v.dump()));
   // Kept strings are shown in later messages (a setting that differs on resume): no controls.
   KILN_CHECK(is_plain_text(v.get_ref<const std::string&>()),
              "'{}': \"{}\" is {}: expected plain text, without control characters", path, name,
@@ -134,16 +135,18 @@ RunDescription run_from_json(const nlohmann::json& j, const std::string& path) {
 }
 
 Vocabulary vocabulary_from_json(const nlohmann::json& j, const std::string& path) {
-  KILN_CHECK(j.is_object(), "'{}': \"vocabulary\" is {}: expected an object", path, bare_excerpt(j.dump()));
+  KILN_CHECK(j.is_object(), "'{}': \"vocabulary\" is {}: expected an object", path,
+             bare_excerpt(j.dump()));
   Vocabulary v;
   v.kind = vocabulary_kind_from_name(string_field(j, "kind", path));
   v.size = int_field(j, "size", 1, path);
   const nlohmann::json& symbols = field(j, "symbols", path);
-  KILN_CHECK(symbols.is_array(), "'{}': the vocabulary's \"symbols\" is {}: expected an array", path,
-             bare_excerpt(symbols.dump()));
+  KILN_CHECK(symbols.is_array(), "'{}': the vocabulary's \"symbols\" is {}: expected an array",
+             path, bare_excerpt(symbols.dump()));
   for (const nlohmann::json& c : symbols) {
     KILN_CHECK(c.is_number_unsigned() && c.get<std::uint64_t>() <= UINT32_MAX,
-               "'{}': the vocabulary holds the symbol {}: expected a code point", path, bare_excerpt(c.dump()));
+               "'{}': the vocabulary holds the symbol {}: expected a code point", path,
+               bare_excerpt(c.dump()));
     v.symbols.push_back(c.get<std::uint32_t>());
   }
   check_vocabulary(v, path);
@@ -167,7 +170,8 @@ std::string state_to_json(const TrainingState& s) {
                               {"optimizer", s.optimizer},
                               {"run", run_to_json(s.run)}};
   nlohmann::ordered_json generators = nlohmann::ordered_json::object();
-  for (const auto& [name, g] : s.generators) generators[name] = {{"seed", g.seed}, {"offset", g.offset}};
+  for (const auto& [name, g] : s.generators)
+    generators[name] = {{"seed", g.seed}, {"offset", g.offset}};
   j["generators"] = generators;
   nlohmann::ordered_json pieces = nlohmann::ordered_json::object();
   for (const auto& [name, piece] : s.pieces)
@@ -230,8 +234,8 @@ TrainingState parse_training_state(std::string_view text, const std::string& pat
     KILN_CHECK(generators.is_object(), "'{}': \"generators\" is {}: expected an object", path,
                bare_excerpt(generators.dump()));
     for (const auto& [name, g] : generators.items()) {
-      KILN_CHECK(g.is_object(), "'{}': generator {} is {}: expected {{seed, offset}}", path, excerpt(name),
-                 bare_excerpt(g.dump()));
+      KILN_CHECK(g.is_object(), "'{}': generator {} is {}: expected {{seed, offset}}", path,
+                 excerpt(name), bare_excerpt(g.dump()));
       s.generators[name] = {unsigned_field(g, "seed", path), unsigned_field(g, "offset", path)};
     }
   }

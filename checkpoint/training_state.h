@@ -38,7 +38,7 @@ struct TrainingState {
   // The model's parameters and buffers with their shapes (describe_structure); empty in
   // checkpoints written before kiln recorded it. Checked on resume of a model without a spec.
   std::string model_structure;
-  std::string data;                    // the data spec (RunDescription::data), checked on resume
+  std::string data;  // the data spec (RunDescription::data), checked on resume
   std::int64_t batch_size = 0;
   std::string optimizer;
   // What the run was (TrainerOptions::run), compared field by field on resume: state.json's

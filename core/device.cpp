@@ -20,7 +20,8 @@ Device Device::parse(std::string_view text) {
         int index = -1;
         auto digits = rest.substr(1);
         auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
-        if (ec == std::errc() && end == digits.data() + digits.size() && index >= 0 && !digits.empty())
+        if (ec == std::errc() && end == digits.data() + digits.size() && index >= 0 &&
+            !digits.empty())
           return cuda(index);
       }
       break;
@@ -29,7 +30,9 @@ Device Device::parse(std::string_view text) {
   KILN_THROW("unknown device '{}': expected cpu, gpu, gpu:N, cuda or cuda:N", text);
 }
 
-std::string Device::str() const { return is_cpu() ? std::string("cpu") : fmt::format("cuda:{}", index_); }
+std::string Device::str() const {
+  return is_cpu() ? std::string("cpu") : fmt::format("cuda:{}", index_);
+}
 
 }  // namespace kiln
 
@@ -56,14 +59,16 @@ std::string describe_cuda_unavailable(const CudaProbeFailure& f) {
   auto version = [](int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); };
   const std::string runtime_words = fmt::format("{} ({})", f.error_text, f.error_name);
   if (!f.driver_present)
-    return fmt::format("no NVIDIA driver is loaded on this machine (/proc/driver/nvidia is absent; "
-                       "the CUDA runtime says: {}): install the NVIDIA driver",
-                       runtime_words);
+    return fmt::format(
+        "no NVIDIA driver is loaded on this machine (/proc/driver/nvidia is absent; "
+        "the CUDA runtime says: {}): install the NVIDIA driver",
+        runtime_words);
   if (f.insufficient_driver)
-    return fmt::format("the NVIDIA driver is too old for this kiln: it supports CUDA {}, kiln's "
-                       "runtime is CUDA {} ({}); update the driver",
-                       f.driver_version > 0 ? version(f.driver_version) : "?",
-                       version(f.runtime_version), runtime_words);
+    return fmt::format(
+        "the NVIDIA driver is too old for this kiln: it supports CUDA {}, kiln's "
+        "runtime is CUDA {} ({}); update the driver",
+        f.driver_version > 0 ? version(f.driver_version) : "?", version(f.runtime_version),
+        runtime_words);
   return runtime_words;
 }
 

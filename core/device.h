@@ -45,9 +45,9 @@ namespace detail {
 // both where the driver is too old and where there is none at all; /proc/driver/nvidia tells
 // the two apart.
 struct CudaProbeFailure {
-  std::string_view error_name, error_text;  // the runtime's, e.g. cudaErrorInsufficientDriver
-  bool insufficient_driver = false;         // the error is cudaErrorInsufficientDriver
-  bool driver_present = false;              // /proc/driver/nvidia exists
+  std::string_view error_name, error_text;      // the runtime's, e.g. cudaErrorInsufficientDriver
+  bool insufficient_driver = false;             // the error is cudaErrorInsufficientDriver
+  bool driver_present = false;                  // /proc/driver/nvidia exists
   int runtime_version = 0, driver_version = 0;  // 13000 is 13.0; the driver's 0 when none answers
 };
 // The words for it: no NVIDIA driver, a driver too old for the runtime, or the runtime's own.

@@ -23,7 +23,8 @@ void throw_error(const char* file, int line, std::string message) {
 }
 
 void throw_check_failed(const char* file, int line, const char* condition, std::string message) {
-  throw Error(std::move(message), fmt::format("{}:{} (check '{}')", base_name(file), line, condition));
+  throw Error(std::move(message),
+              fmt::format("{}:{} (check '{}')", base_name(file), line, condition));
 }
 
 void throw_built_without_cuda(const char* what) {

@@ -48,9 +48,9 @@ namespace detail {
 }  // namespace kiln
 
 // KILN_CHECK(cond, "format {}", args...): throws kiln::Error when cond is false.
-#define KILN_CHECK(cond, ...)                                                                \
-  do {                                                                                       \
-    if (!(cond)) [[unlikely]]                                                                \
+#define KILN_CHECK(cond, ...)                                                                    \
+  do {                                                                                           \
+    if (!(cond)) [[unlikely]]                                                                    \
       ::kiln::detail::throw_check_failed(__FILE__, __LINE__, #cond, ::fmt::format(__VA_ARGS__)); \
   } while (0)
 

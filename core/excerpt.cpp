@@ -50,9 +50,7 @@ void append_escaped(std::string& out, std::string_view bytes) {
 }
 
 // A sequence that is not UTF-8 (length 0), or a control: shown as \xNN.
-bool is_escaped(std::size_t length, char32_t c) {
-  return length == 0 || is_control(c);
-}
+bool is_escaped(std::size_t length, char32_t c) { return length == 0 || is_control(c); }
 
 // The escaped text of `bytes` up to max_bytes of input, and whether it was cut.
 bool escape_bounded(std::string_view bytes, std::size_t max_bytes, std::string& out) {

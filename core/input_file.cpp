@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <utility>
 
@@ -40,9 +40,10 @@ InputFile::InputFile(const std::string& path, std::string_view what) : path_(pat
     fd_ = -1;
     KILN_CHECK(known, "cannot read {} {}: {}", what, path, std::strerror(error));
     KILN_CHECK(!S_ISDIR(st.st_mode), "{} is a folder; a file was expected", path);
-    KILN_THROW("{} {} is {}, not a regular file: kiln reads only regular files (copy the data "
-               "into one)",
-               what, path, kind_of(st.st_mode));
+    KILN_THROW(
+        "{} {} is {}, not a regular file: kiln reads only regular files (copy the data "
+        "into one)",
+        what, path, kind_of(st.st_mode));
   }
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   size_ = static_cast<std::uint64_t>(st.st_size);
@@ -76,9 +77,11 @@ std::string InputFile::read_all() const {
 
 Mapping InputFile::map() const {
   if (size_ == 0) return {};
-  KILN_CHECK(size_ <= SIZE_MAX, "{} {}: {} bytes are more than this machine can address", what_, path_, size_);
+  KILN_CHECK(size_ <= SIZE_MAX, "{} {}: {} bytes are more than this machine can address", what_,
+             path_, size_);
   void* data = ::mmap(nullptr, static_cast<std::size_t>(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
-  KILN_CHECK(data != MAP_FAILED, "cannot map {} {} into memory: {}", what_, path_, std::strerror(errno));
+  KILN_CHECK(data != MAP_FAILED, "cannot map {} {} into memory: {}", what_, path_,
+             std::strerror(errno));
   return {data, size_};
 }
 

@@ -80,10 +80,11 @@ void check_output_is_no_input(const std::string& output, std::string_view what,
   if (output.empty() || ::stat(output.c_str(), &out) != 0) return;
   for (const std::string& input : inputs) {
     struct stat in;
-    KILN_CHECK(::stat(input.c_str(), &in) != 0 || in.st_dev != out.st_dev || in.st_ino != out.st_ino,
-               "{} file '{}' is the input '{}': writing it would change the data this run reads; "
-               "give another path",
-               what, output, input);
+    KILN_CHECK(
+        ::stat(input.c_str(), &in) != 0 || in.st_dev != out.st_dev || in.st_ino != out.st_ino,
+        "{} file '{}' is the input '{}': writing it would change the data this run reads; "
+        "give another path",
+        what, output, input);
   }
 }
 

@@ -41,8 +41,10 @@ KILN_HOST_DEVICE Uint4 philox4x32(Uint4 c, std::uint32_t k0, std::uint32_t k1) {
 
 // Four random words for element `index` of a draw keyed on `seed`.
 KILN_HOST_DEVICE Uint4 draw(std::uint64_t seed, std::uint64_t index) {
-  const Uint4 counter{static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32), 0u, 0u};
-  return philox4x32(counter, static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
+  const Uint4 counter{static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32),
+                      0u, 0u};
+  return philox4x32(counter, static_cast<std::uint32_t>(seed),
+                    static_cast<std::uint32_t>(seed >> 32));
 }
 
 // A float in [0, 1) from the top 24 bits of a word: exact in float32 on every device.

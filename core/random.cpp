@@ -42,6 +42,8 @@ void xavier_uniform_(Tensor& w, Generator& gen, float gain) {
   uniform_(w, -bound, bound, gen);
 }
 
-void xavier_normal_(Tensor& w, Generator& gen, float gain) { normal_(w, 0.0f, xavier_std(w, gain), gen); }
+void xavier_normal_(Tensor& w, Generator& gen, float gain) {
+  normal_(w, 0.0f, xavier_std(w, gain), gen);
+}
 
 }  // namespace kiln

@@ -33,13 +33,15 @@ ReluEpilogue relu_epilogue() {
 
 ReluEpilogue parse_relu_epilogue(const char* name) {
   // Separate by default: cuBLASLt documents no NaN rule for its ReLU epilogue, and oneDNN's ReLU
-  // post-op was found to turn NaN into 0 on the CPU. Fused is opt-in until a GPU run shows it keeps NaN.
+  // post-op was found to turn NaN into 0 on the CPU. Fused is opt-in until a GPU run shows it keeps
+  // NaN.
   if (name == nullptr || *name == '\0' || std::string_view(name) == "separate")
     return ReluEpilogue::separate;
   if (std::string_view(name) == "fused") return ReluEpilogue::fused;
-  KILN_THROW("KILN_RELU_EPILOGUE={}: expected fused or separate (or unset it: separate is the "
-             "default)",
-             excerpt(name));
+  KILN_THROW(
+      "KILN_RELU_EPILOGUE={}: expected fused or separate (or unset it: separate is the "
+      "default)",
+      excerpt(name));
 }
 
 const char* relu_epilogue_name(ReluEpilogue epilogue) {

@@ -123,9 +123,11 @@ std::string in_words(std::string_view text, const SettingWords& words) {
       break;
     }
     out.append(text.substr(at, open - at));
-    const std::string_view marker = text.substr(open + 1, close - open - 1);  // kind, number[, value]
+    const std::string_view marker =
+        text.substr(open + 1, close - open - 1);  // kind, number[, value]
     const std::size_t value_at = marker.find(kValue);
-    const std::string_view number = marker.substr(1, value_at == std::string_view::npos ? value_at : value_at - 1);
+    const std::string_view number =
+        marker.substr(1, value_at == std::string_view::npos ? value_at : value_at - 1);
     int id = -1;
     std::from_chars(number.data(), number.data() + number.size(), id);
     if (marker.empty() || id < 0 || id >= kSettingCount) {  // not a marker of ours: kept as it is

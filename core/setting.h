@@ -1,8 +1,9 @@
 // The settings the library's messages and advice name, as values rather than words: a message
 // is written with Setting::keep_checkpoints in it ("{} must be at least 1, found {}"), and whoever
 // prints it chooses the words (SettingWords): the library names its API
-// ("TrainerOptions::keep_checkpoints must be at least 1"), an app its own flags ("--keep-checkpoints
-// must be at least 1"). No sentence is rewritten: each setting is put in words once per vocabulary.
+// ("TrainerOptions::keep_checkpoints must be at least 1"), an app its own flags
+// ("--keep-checkpoints must be at least 1"). No sentence is rewritten: each setting is put in words
+// once per vocabulary.
 #pragma once
 
 #include <fmt/format.h>
@@ -15,39 +16,39 @@ namespace kiln {
 
 // Each setting with its name in the library's API (api_setting_words()).
 enum class Setting : unsigned char {
-  loader_workers,              // DataLoaderOptions::num_workers
-  pin_memory,                  // DataLoaderOptions::pin_memory
-  precision,                   // TrainerOptions::precision (value: "bf16")
-  batch_size,                  // DataLoaderOptions::batch_size (value empty: "a larger one")
-  measure_bf16,                // how to measure what bf16 gives on this CPU
-  measure_batch,               // how to measure the largest batch that fits
-  epochs,                      // the epochs fit() trains in all
-  openmp_wait_policy,          // how OpenMP's threads wait: passively (core/openmp_wait_policy.h)
-  checkpoint_dir,              // TrainerOptions::checkpoint_dir
-  keep_checkpoints,            // TrainerOptions::keep_checkpoints
-  bucket_mb,                   // TrainerOptions::bucket_mb
-  cuda_graph,                  // TrainerOptions::cuda_graph
-  loader_tuning,               // TrainerOptions::loader_tuning
-  log_json,                    // TrainerOptions::log_json
-  steps,                       // TrainerOptions::steps
-  eval_interval,               // TrainerOptions::eval_interval
-  eval_iters,                  // TrainerOptions::eval_iters
-  max_steps,                   // TrainerOptions::max_steps
-  clip_grad_norm,              // TrainerOptions::clip_grad_norm
-  gpu_device,                  // TrainerOptions::device on a GPU
-  cpu_device,                  // Device::cpu()
-  cpu_device_under_mpi,        // Device::cpu(), and how gradients go between processes then
+  loader_workers,               // DataLoaderOptions::num_workers
+  pin_memory,                   // DataLoaderOptions::pin_memory
+  precision,                    // TrainerOptions::precision (value: "bf16")
+  batch_size,                   // DataLoaderOptions::batch_size (value empty: "a larger one")
+  measure_bf16,                 // how to measure what bf16 gives on this CPU
+  measure_batch,                // how to measure the largest batch that fits
+  epochs,                       // the epochs fit() trains in all
+  openmp_wait_policy,           // how OpenMP's threads wait: passively (core/openmp_wait_policy.h)
+  checkpoint_dir,               // TrainerOptions::checkpoint_dir
+  keep_checkpoints,             // TrainerOptions::keep_checkpoints
+  bucket_mb,                    // TrainerOptions::bucket_mb
+  cuda_graph,                   // TrainerOptions::cuda_graph
+  loader_tuning,                // TrainerOptions::loader_tuning
+  log_json,                     // TrainerOptions::log_json
+  steps,                        // TrainerOptions::steps
+  eval_interval,                // TrainerOptions::eval_interval
+  eval_iters,                   // TrainerOptions::eval_iters
+  max_steps,                    // TrainerOptions::max_steps
+  clip_grad_norm,               // TrainerOptions::clip_grad_norm
+  gpu_device,                   // TrainerOptions::device on a GPU
+  cpu_device,                   // Device::cpu()
+  cpu_device_under_mpi,         // Device::cpu(), and how gradients go between processes then
   same_settings_on_every_rank,  // how every rank of a job is given the same settings
-  nccl_communicators,          // how NCCL communicators are made
-  resume,                      // Trainer::resume()
-  learning_rate,               // the optimizer's learning rate
-  tensorboard,                 // TensorBoardLogger (its folder)
-  tensorboard_histograms,      // TensorBoardLoggerOptions::histogram_every
-  run_report,                  // RunReport (its folder)
-  mse_loss,                    // MSELoss, the loss
-  cross_entropy_loss,          // CrossEntropyLoss, the loss
-  model_structure,             // the model's structure (its parameters' names and shapes)
-  run_batch_size,              // TrainerOptions::run.batch_size, and each field of run below
+  nccl_communicators,           // how NCCL communicators are made
+  resume,                       // Trainer::resume()
+  learning_rate,                // the optimizer's learning rate
+  tensorboard,                  // TensorBoardLogger (its folder)
+  tensorboard_histograms,       // TensorBoardLoggerOptions::histogram_every
+  run_report,                   // RunReport (its folder)
+  mse_loss,                     // MSELoss, the loss
+  cross_entropy_loss,           // CrossEntropyLoss, the loss
+  model_structure,              // the model's structure (its parameters' names and shapes)
+  run_batch_size,               // TrainerOptions::run.batch_size, and each field of run below
   run_beta1,
   run_beta2,
   run_data,
@@ -66,14 +67,14 @@ enum class Setting : unsigned char {
   run_test_share,
   run_weight_decay,
   run_weight_decay_groups,
-  data_spec,                   // a data spec ("data spec csv:...")
-  context,                     // DataSpecOptions::context
-  context_from_model,          // DataSpecOptions::context, and where a model gives its own
-  samples,                     // DataSpecOptions::samples
-  test_share,                  // DataSpecOptions::test_share
-  test_data,                   // DataSpecOptions::test_data
-  optimizer_spec,              // an optimizer spec's name ("not optimizer sgd")
-  momentum,                    // OptimizerSettings::momentum, and each field below
+  data_spec,           // a data spec ("data spec csv:...")
+  context,             // DataSpecOptions::context
+  context_from_model,  // DataSpecOptions::context, and where a model gives its own
+  samples,             // DataSpecOptions::samples
+  test_share,          // DataSpecOptions::test_share
+  test_data,           // DataSpecOptions::test_data
+  optimizer_spec,      // an optimizer spec's name ("not optimizer sgd")
+  momentum,            // OptimizerSettings::momentum, and each field below
   nesterov,
   beta1,
   beta2,
@@ -88,7 +89,8 @@ struct SettingValue {
   Setting setting;
   std::string value;
 };
-// A setting as a message tells how to give it: "TrainerOptions::checkpoint_dir", "--checkpoint DIR".
+// A setting as a message tells how to give it: "TrainerOptions::checkpoint_dir", "--checkpoint
+// DIR".
 struct SettingUsage {
   Setting setting;
 };
@@ -98,9 +100,10 @@ struct SettingUsage {
 class SettingWords {
  public:
   virtual ~SettingWords() = default;
-  virtual std::string name(Setting setting) const;            // "TrainerOptions::keep_checkpoints"
-  virtual std::string phrase(const SettingValue& value) const;  // "DataLoaderOptions::num_workers = 8"
-  virtual std::string usage(Setting setting) const;           // name(setting)
+  virtual std::string name(Setting setting) const;  // "TrainerOptions::keep_checkpoints"
+  virtual std::string phrase(
+      const SettingValue& value) const;              // "DataLoaderOptions::num_workers = 8"
+  virtual std::string usage(Setting setting) const;  // name(setting)
   virtual std::string join(const std::vector<std::string>& phrases) const;  // "a and b"
 };
 // The library's own words: fields and values of its API.
@@ -125,12 +128,13 @@ template <> struct fmt::formatter<kiln::Setting> : fmt::formatter<std::string_vi
 };
 template <> struct fmt::formatter<kiln::SettingValue> : fmt::formatter<std::string_view> {
   auto format(const kiln::SettingValue& s, fmt::format_context& ctx) const {
-    return fmt::formatter<std::string_view>::format(kiln::detail::setting_marker('v', s.setting, s.value),
-                                                    ctx);
+    return fmt::formatter<std::string_view>::format(
+        kiln::detail::setting_marker('v', s.setting, s.value), ctx);
   }
 };
 template <> struct fmt::formatter<kiln::SettingUsage> : fmt::formatter<std::string_view> {
   auto format(const kiln::SettingUsage& s, fmt::format_context& ctx) const {
-    return fmt::formatter<std::string_view>::format(kiln::detail::setting_marker('u', s.setting), ctx);
+    return fmt::formatter<std::string_view>::format(kiln::detail::setting_marker('u', s.setting),
+                                                    ctx);
   }
 };

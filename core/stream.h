@@ -72,7 +72,7 @@ class Event {
   void record(const Stream& stream);
   void record() { record(Stream::current(device_)); }
   void synchronize() const;
-  bool query() const;  // true once the work before record() has completed
+  bool query() const;                       // true once the work before record() has completed
   void* handle() const { return handle_; }  // cudaEvent_t on CUDA
   // Milliseconds between two recorded events of one device (waits for `end`).
   static double elapsed_ms(const Event& start, const Event& end);

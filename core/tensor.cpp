@@ -95,8 +95,10 @@ Tensor Tensor::slice(std::int64_t begin, std::int64_t end) const {
              "slice [{}, {}) is out of range for the first axis of {}", begin, end, str());
   Shape shape = shape_;
   shape[0] = end - begin;
-  const std::size_t row_bytes = static_cast<std::size_t>(shape_.product(1, rank())) * dtype_size(dtype_);
-  return Tensor(storage_, std::move(shape), dtype_, offset_ + static_cast<std::size_t>(begin) * row_bytes);
+  const std::size_t row_bytes =
+      static_cast<std::size_t>(shape_.product(1, rank())) * dtype_size(dtype_);
+  return Tensor(storage_, std::move(shape), dtype_,
+                offset_ + static_cast<std::size_t>(begin) * row_bytes);
 }
 
 Tensor Tensor::view(Shape shape) const {
@@ -123,7 +125,8 @@ Tensor Tensor::clone() const {
 
 template <typename T> std::vector<T> Tensor::to_vector() const {
   KILN_CHECK(defined() && dtype_ == dtype_of<T>::value, "to_vector<{}> of {}",
-             dtype_name(dtype_of<T>::value), defined() ? str() : std::string("an undefined tensor"));
+             dtype_name(dtype_of<T>::value),
+             defined() ? str() : std::string("an undefined tensor"));
   std::vector<T> values(static_cast<std::size_t>(numel()));
   if (values.empty()) return values;
   const Tensor host = to(Device::cpu());

@@ -6,7 +6,8 @@
 
 namespace kiln {
 
-RegionTimer::RegionTimer(std::string name, Device device) : name_(std::move(name)), device_(device) {}
+RegionTimer::RegionTimer(std::string name, Device device)
+    : name_(std::move(name)), device_(device) {}
 
 void RegionTimer::start(const Stream& stream) {
   KILN_CHECK(!running_, "timer '{}' started twice without stop()", name_);

@@ -105,9 +105,10 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) try
                    "give its index instead",
                    path, options.label_column);
         const auto it = std::find(column_names_.begin(), column_names_.end(), options.label_column);
-        KILN_CHECK(it != column_names_.end(), "{} has no column named '{}'; its columns are {}",
-                   path, options.label_column,
-                   bare_excerpt(fmt::format("{}", fmt::join(column_names_, ", ")), 4 * kExcerptBytes));
+        KILN_CHECK(
+            it != column_names_.end(), "{} has no column named '{}'; its columns are {}", path,
+            options.label_column,
+            bare_excerpt(fmt::format("{}", fmt::join(column_names_, ", ")), 4 * kExcerptBytes));
         label_column_ = static_cast<int>(it - column_names_.begin());
       } else {
         const int n = static_cast<int>(columns);
@@ -124,7 +125,8 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) try
       for (std::size_t c = 0; c < cells.size(); ++c) {
         float ignored;
         if (parse_number(cells[c], &ignored)) continue;
-        const std::string name = has_header() ? fmt::format(" ({})", excerpt(column_names_[c])) : "";
+        const std::string name =
+            has_header() ? fmt::format(" ({})", excerpt(column_names_[c])) : "";
         KILN_THROW("{}: row {}, column {}{}: {} is not a number", path, line_number, c + 1, name,
                    excerpt(cells[c]));
       }
@@ -160,9 +162,10 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) try
         options.num_classes > 0 ? options.num_classes : classes_from_max_label(max_label, path);
 } catch (const std::bad_alloc&) {
   // A constructor's handler may not touch members (they are destroyed): name the file only.
-  KILN_THROW("CSV file {}: out of memory while reading it; use a smaller file or a machine with "
-             "more memory",
-             path);
+  KILN_THROW(
+      "CSV file {}: out of memory while reading it; use a smaller file or a machine with "
+      "more memory",
+      path);
 }
 
 void CsvDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
@@ -178,9 +181,10 @@ void CsvDataset::get(std::int64_t index, float* x_out, TargetOut y_out) const {
 std::string CsvDataset::describe() const {
   const std::string target =
       float_target_
-          ? (has_header() ? fmt::format("float target {}",
-                                        excerpt(column_names_[static_cast<std::size_t>(label_column_)]))
-                          : fmt::format("float target in column {}", label_column_ + 1))
+          ? (has_header()
+                 ? fmt::format("float target {}",
+                               excerpt(column_names_[static_cast<std::size_t>(label_column_)]))
+                 : fmt::format("float target in column {}", label_column_ + 1))
           : fmt::format("{} classes", num_classes_);
   return fmt::format("CSV {} ({} x {}, {})", path_, size(), shape_.str(), target);
 }

@@ -54,7 +54,7 @@ class CsvDataset : public Dataset {
   std::int32_t num_classes_ = 0;
   bool float_target_ = false;
   std::int64_t rows_ = 0;
-  std::vector<float> values_;  // (rows, features)
+  std::vector<float> values_;         // (rows, features)
   std::vector<std::int32_t> labels_;  // class labels, or
   std::vector<float> targets_;        // float targets
 };

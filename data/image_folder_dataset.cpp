@@ -121,8 +121,8 @@ void ImageFolderDataset::get(std::int64_t index, float* x_out, TargetOut y_out) 
              "{} is {} x {} pixels but {} (the first image) is {} x {}: the images of a folder "
              "must share one size, or give a size (ImageFolderOptions height and width) to resize "
              "them all",
-             shown_path(path(index)), image.height, image.width, shown_path(files_.front()), options_.height,
-             options_.width);
+             shown_path(path(index)), image.height, image.width, shown_path(files_.front()),
+             options_.height, options_.width);
   resize_normalize(image.pixels.data(), image.height, image.width, options_.channels, x_out,
                    options_.height, options_.width, options_.mean, options_.stddev);
   *y_out.label() = labels_[static_cast<std::size_t>(index)];

@@ -223,8 +223,7 @@ Image8 decode_image(const std::uint8_t* data, std::size_t size, int channels,
     return out;
   }
   KILN_THROW("cannot decode image {}: it is neither PNG nor JPEG ({} bytes, starting {:02x})",
-             shown_path(name),
-             size, fmt::join(data, data + std::min<std::size_t>(size, 4), " "));
+             shown_path(name), size, fmt::join(data, data + std::min<std::size_t>(size, 4), " "));
 }
 
 Image8 read_image(const std::string& path, int channels) {
@@ -243,11 +242,13 @@ void write_png(const std::string& path, const Image8& image) {
   png.format = image.channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
   // Encoded in memory, then written as every output is (core/output_file.h): not through a link.
   png_alloc_size_t size = 0;
-  KILN_CHECK(png_image_write_to_memory(&png, nullptr, &size, 0, image.pixels.data(), 0, nullptr) != 0,
-             "cannot write PNG image {}: {}", path, png.message);
+  KILN_CHECK(
+      png_image_write_to_memory(&png, nullptr, &size, 0, image.pixels.data(), 0, nullptr) != 0,
+      "cannot write PNG image {}: {}", path, png.message);
   std::string bytes(size, '\0');
-  KILN_CHECK(png_image_write_to_memory(&png, bytes.data(), &size, 0, image.pixels.data(), 0, nullptr) != 0,
-             "cannot write PNG image {}: {}", path, png.message);
+  KILN_CHECK(
+      png_image_write_to_memory(&png, bytes.data(), &size, 0, image.pixels.data(), 0, nullptr) != 0,
+      "cannot write PNG image {}: {}", path, png.message);
   bytes.resize(size);
   write_output_file(path, bytes, "the PNG image");
 }
@@ -259,7 +260,8 @@ void write_jpeg(const std::string& path, const Image8& image, int quality) {
   JpegErrors errors;
   const char* error = jpeg_encode(&image, quality, &buffer, &size, &errors);
   const std::string message = error != nullptr ? error : "";
-  const std::string bytes = error == nullptr ? std::string(reinterpret_cast<const char*>(buffer), size) : "";
+  const std::string bytes =
+      error == nullptr ? std::string(reinterpret_cast<const char*>(buffer), size) : "";
   std::free(buffer);
   KILN_CHECK(message.empty(), "cannot write JPEG image {}: {}", path, message);
   write_output_file(path, bytes, "the JPEG image");

@@ -24,11 +24,12 @@ double ms_since(Clock::time_point start) {
 Error wrap_sample_error(const std::exception* e, std::int64_t index, std::int64_t batch,
                         std::int64_t epoch, const Dataset& dataset) {
   const auto* error = dynamic_cast<const Error*>(e);
-  return Error(
-      fmt::format("loading sample {} (batch {} of epoch {}) of {} failed: {}", index, batch, epoch,
-                  dataset.describe(),
-                  error != nullptr ? error->text() : e != nullptr ? e->what() : "unknown exception"),
-      error != nullptr ? error->where() : "loader_state.cpp");
+  return Error(fmt::format("loading sample {} (batch {} of epoch {}) of {} failed: {}", index,
+                           batch, epoch, dataset.describe(),
+                           error != nullptr ? error->text()
+                           : e != nullptr   ? e->what()
+                                            : "unknown exception"),
+               error != nullptr ? error->where() : "loader_state.cpp");
 }
 
 // The data set's size, after checking the data set and the options (the sampler is made first).

@@ -36,7 +36,9 @@ LoaderTrial run_trial(DataLoader& loader, LoaderSetting setting, std::int64_t ba
                      100.0 * wait_ms / std::max(seconds * 1000.0, 1e-9)};
 }
 
-std::string worker_words(int workers) { return fmt::format("{} worker{}", workers, workers == 1 ? "" : "s"); }
+std::string worker_words(int workers) {
+  return fmt::format("{} worker{}", workers, workers == 1 ? "" : "s");
+}
 
 }  // namespace
 
@@ -47,15 +49,16 @@ std::vector<int> worker_candidates(int cores) {
   return counts;
 }
 
-std::vector<LoaderSetting> loader_candidates(const LoaderTuningOptions& options, const DataLoaderOptions& current,
-                                             int cores) {
-  const std::vector<int> counts = !options.workers                 ? std::vector<int>{current.num_workers}
+std::vector<LoaderSetting> loader_candidates(const LoaderTuningOptions& options,
+                                             const DataLoaderOptions& current, int cores) {
+  const std::vector<int> counts = !options.workers ? std::vector<int>{current.num_workers}
                                   : !options.worker_counts.empty() ? options.worker_counts
                                                                    : worker_candidates(cores);
   // Pinned slots speed up copies to a GPU; a CPU target has no copies for them to speed up.
-  const std::vector<bool> pins = options.pin_memory && current.device.is_cuda() ? std::vector<bool>{false, true}
-                                 : options.pin_memory                           ? std::vector<bool>{false}
-                                                                                : std::vector<bool>{current.pin_memory};
+  const std::vector<bool> pins = options.pin_memory && current.device.is_cuda()
+                                     ? std::vector<bool>{false, true}
+                                 : options.pin_memory ? std::vector<bool>{false}
+                                                      : std::vector<bool>{current.pin_memory};
   std::vector<LoaderSetting> settings;
   for (bool pin : pins)
     for (int workers : counts) settings.push_back({workers, pin});
@@ -77,16 +80,19 @@ std::size_t choose_loader_trial(std::span<const LoaderTrial> trials, double nois
   return chosen;
 }
 
-LoaderTuning tune_loader(DataLoader& loader, const LoaderTuningOptions& options, const LoaderConsumer& consumer,
-                         int cores) {
-  KILN_CHECK(options.batches >= 1, "LoaderTuningOptions::batches must be at least 1, found {}", options.batches);
-  KILN_CHECK(options.rounds >= 1, "LoaderTuningOptions::rounds must be at least 1, found {}", options.rounds);
-  KILN_CHECK(options.noise >= 0.0 && options.noise < 1.0, "LoaderTuningOptions::noise must be in [0, 1), found {}",
-             options.noise);
+LoaderTuning tune_loader(DataLoader& loader, const LoaderTuningOptions& options,
+                         const LoaderConsumer& consumer, int cores) {
+  KILN_CHECK(options.batches >= 1, "LoaderTuningOptions::batches must be at least 1, found {}",
+             options.batches);
+  KILN_CHECK(options.rounds >= 1, "LoaderTuningOptions::rounds must be at least 1, found {}",
+             options.rounds);
+  KILN_CHECK(options.noise >= 0.0 && options.noise < 1.0,
+             "LoaderTuningOptions::noise must be in [0, 1), found {}", options.noise);
   KILN_CHECK(consumer.consume != nullptr, "tune_loader needs a LoaderConsumer::consume");
   for (int w : options.worker_counts)
-    KILN_CHECK(w >= 0 && w <= kMaxLoaderWorkers, "LoaderTuningOptions::worker_counts must be in [0, {}], found {}",
-               kMaxLoaderWorkers, w);
+    KILN_CHECK(w >= 0 && w <= kMaxLoaderWorkers,
+               "LoaderTuningOptions::worker_counts must be in [0, {}], found {}", kMaxLoaderWorkers,
+               w);
   const std::vector<LoaderSetting> candidates = loader_candidates(options, loader.options(), cores);
   LoaderTuning tuning;
   tuning.batches = std::min(options.batches, loader.batches_per_epoch());
@@ -109,12 +115,15 @@ std::string describe(const LoaderTuning& tuning) {
   std::vector<std::string> rates;
   for (const LoaderTrial& t : tuning.trials)
     rates.push_back(fmt::format("{}{} {:.0f}", worker_words(t.setting.workers),
-                                pins_tried ? (t.setting.pin_memory ? " pinned" : " unpinned") : "", t.samples_per_s));
+                                pins_tried ? (t.setting.pin_memory ? " pinned" : " unpinned") : "",
+                                t.samples_per_s));
   return fmt::format(
-      "{}, {} (samples/s, the best of {} tries of {} batches each; the fewest workers within {:.0f} % of the "
+      "{}, {} (samples/s, the best of {} tries of {} batches each; the fewest workers within "
+      "{:.0f} % of the "
       "fastest: {})",
-      worker_words(tuning.chosen.setting.workers), tuning.chosen.setting.pin_memory ? "pinned" : "unpinned",
-      tuning.rounds, tuning.batches, 100.0 * tuning.noise, fmt::join(rates, ", "));
+      worker_words(tuning.chosen.setting.workers),
+      tuning.chosen.setting.pin_memory ? "pinned" : "unpinned", tuning.rounds, tuning.batches,
+      100.0 * tuning.noise, fmt::join(rates, ", "));
 }
 
 }  // namespace kiln

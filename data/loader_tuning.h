@@ -54,8 +54,8 @@ std::vector<int> worker_candidates(int cores);
 
 // The settings to try for a loader with `current` options: worker counts as the options say
 // (or the current one), each with pinned slots off, and on as well for a CUDA target when asked.
-std::vector<LoaderSetting> loader_candidates(const LoaderTuningOptions& options, const DataLoaderOptions& current,
-                                             int cores);
+std::vector<LoaderSetting> loader_candidates(const LoaderTuningOptions& options,
+                                             const DataLoaderOptions& current, int cores);
 
 // The index of the trial to keep: of those within `noise` (a share) of the fastest rate, the one
 // with the fewest workers, then unpinned. Pure, so that it can be checked on recorded figures.
@@ -71,8 +71,8 @@ struct LoaderConsumer {
 // Tries every candidate on `loader` (its first `batches` batches of the next epoch each, `rounds`
 // times) and leaves the loader at the chosen setting, its next epoch unchanged. Throws
 // kiln::Error on bad options.
-LoaderTuning tune_loader(DataLoader& loader, const LoaderTuningOptions& options, const LoaderConsumer& consumer,
-                         int cores);
+LoaderTuning tune_loader(DataLoader& loader, const LoaderTuningOptions& options,
+                         const LoaderConsumer& consumer, int cores);
 
 // "2 workers, unpinned (samples/s over 20 batches each: 0 workers 850, 1 worker 1400, ...)".
 std::string describe(const LoaderTuning& tuning);

@@ -51,7 +51,8 @@ std::vector<std::int64_t> parse_shape(std::string_view text, const std::string& 
                  "{}: an extent in the .npy header's shape passes 2^63: {}", path, excerpt(header));
       value = digits * 10 + (c - '0');
     } else if (c == ',') {
-      KILN_CHECK(value >= 0, "{}: cannot read the shape in the .npy header {}", path, excerpt(header));
+      KILN_CHECK(value >= 0, "{}: cannot read the shape in the .npy header {}", path,
+                 excerpt(header));
       KILN_CHECK(shape.size() < kMaxRank,
                  "{}: the .npy header's shape has more than {} dimensions (NumPy's limit): {}",
                  path, kMaxRank, excerpt(header));

@@ -7,12 +7,13 @@
 
 namespace kiln {
 
-SubsetDataset::SubsetDataset(std::shared_ptr<const Dataset> base, std::int64_t begin, std::int64_t count)
+SubsetDataset::SubsetDataset(std::shared_ptr<const Dataset> base, std::int64_t begin,
+                             std::int64_t count)
     : base_(std::move(base)) {
   KILN_CHECK(base_ != nullptr, "SubsetDataset of no data set");
   KILN_CHECK(begin >= 0 && count >= 0 && begin + count <= base_->size(),
-             "samples [{}, {}) are not all in {} ({} samples)", begin, begin + count, base_->describe(),
-             base_->size());
+             "samples [{}, {}) are not all in {} ({} samples)", begin, begin + count,
+             base_->describe(), base_->size());
   indices_.resize(static_cast<std::size_t>(count));
   std::iota(indices_.begin(), indices_.end(), begin);
   what_ = fmt::format("samples [{}, {})", begin, begin + count);
@@ -22,8 +23,8 @@ SubsetDataset::SubsetDataset(std::shared_ptr<const Dataset> base, std::vector<st
     : base_(std::move(base)), indices_(std::move(indices)) {
   KILN_CHECK(base_ != nullptr, "SubsetDataset of no data set");
   for (std::int64_t i : indices_)
-    KILN_CHECK(i >= 0 && i < base_->size(), "sample {} is not in {} ({} samples)", i, base_->describe(),
-               base_->size());
+    KILN_CHECK(i >= 0 && i < base_->size(), "sample {} is not in {} ({} samples)", i,
+               base_->describe(), base_->size());
   what_ = fmt::format("{} chosen samples", indices_.size());
 }
 
@@ -38,7 +39,9 @@ void SubsetDataset::get_for_epoch(std::int64_t index, std::int64_t epoch, float*
   base_->get_for_epoch(indices_[static_cast<std::size_t>(index)], epoch, x_out, y_out);
 }
 
-std::string SubsetDataset::describe() const { return fmt::format("{} of {}", what_, base_->describe()); }
+std::string SubsetDataset::describe() const {
+  return fmt::format("{} of {}", what_, base_->describe());
+}
 
 HeldOut hold_out_every(std::shared_ptr<const Dataset> base, std::int64_t n) {
   KILN_CHECK(n >= 2, "hold_out_every needs n >= 2, found {}", n);

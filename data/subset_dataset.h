@@ -1,5 +1,5 @@
-// SubsetDataset: chosen samples of another data set, renumbered from 0 — for DataSpecOptions::samples, and for
-// holding out a test split where the source has none.
+// SubsetDataset: chosen samples of another data set, renumbered from 0 — for
+// DataSpecOptions::samples, and for holding out a test split where the source has none.
 #pragma once
 
 #include <memory>

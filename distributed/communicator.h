@@ -2,7 +2,8 @@
 // all-reduce of float tensors (gradients), broadcast (initial weights), all-reduce of a few host
 // doubles (evaluation metrics, agreement checks) and a barrier. Every rank must call the same
 // collectives in the same order. Implementations: one process alone (no-ops, here), MPI on CPU
-// tensors (distributed/mpi_communicator.h) and NCCL on GPU tensors (distributed/nccl_communicator.h).
+// tensors (distributed/mpi_communicator.h) and NCCL on GPU tensors
+// (distributed/nccl_communicator.h).
 #pragma once
 
 #include <cstddef>

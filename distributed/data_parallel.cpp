@@ -1,7 +1,6 @@
 // Data-parallel helpers of the training loop; see data_parallel.h.
 #include "kiln/distributed/data_parallel.h"
 
-
 #include "kiln/core/error.h"
 
 namespace kiln {

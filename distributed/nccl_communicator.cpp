@@ -1,4 +1,5 @@
-// The CUDA seam of the NCCL communicators: the bodies live in distributed/cuda/nccl_communicator.cpp.
+// The CUDA seam of the NCCL communicators: the bodies live in
+// distributed/cuda/nccl_communicator.cpp.
 #include "kiln/distributed/nccl_communicator.h"
 
 #include "kiln/core/device.h"

@@ -55,10 +55,11 @@ std::vector<std::string> text_of_every_rank(const std::string& mine, Communicato
 
 }  // namespace
 
-std::vector<std::vector<NamedSetting>> settings_of_every_rank(const std::vector<NamedSetting>& settings,
-                                                              Communicator& comm) {
+std::vector<std::vector<NamedSetting>> settings_of_every_rank(
+    const std::vector<NamedSetting>& settings, Communicator& comm) {
   std::vector<std::vector<NamedSetting>> all;
-  for (const std::string& text : text_of_every_rank(serialize(settings), comm)) all.push_back(deserialize(text));
+  for (const std::string& text : text_of_every_rank(serialize(settings), comm))
+    all.push_back(deserialize(text));
   return all;
 }
 
@@ -77,13 +78,13 @@ void check_ranks_agree(const std::vector<NamedSetting>& settings, Communicator& 
     for (std::size_t r = 1; r < all.size(); ++r) same = same && value_on(r) == value_on(0);
     if (same) continue;
     std::vector<std::string> values;
-    for (std::size_t r = 0; r < all.size(); ++r) values.push_back(fmt::format("rank {}: {}", r, value_on(r)));
+    for (std::size_t r = 0; r < all.size(); ++r)
+      values.push_back(fmt::format("rank {}: {}", r, value_on(r)));
     differences.push_back(fmt::format("{} ({})", settings[i].first, fmt::join(values, ", ")));
   }
   if (!differences.empty())
     throw RanksDisagree(fmt::format("{}: {}; {}", what, fmt::join(differences, ", "), fix),
-                        fmt::format("{}:{}", __FILE__, __LINE__),
-                        comm.rank());
+                        fmt::format("{}:{}", __FILE__, __LINE__), comm.rank());
 }
 
 }  // namespace kiln

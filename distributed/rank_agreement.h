@@ -30,8 +30,8 @@ class RanksDisagree : public Error {
 using NamedSetting = std::pair<std::string, std::string>;
 
 // Every rank's `settings`, indexed [rank][setting], on every rank (one rank alone: its own).
-std::vector<std::vector<NamedSetting>> settings_of_every_rank(const std::vector<NamedSetting>& settings,
-                                                              Communicator& comm);
+std::vector<std::vector<NamedSetting>> settings_of_every_rank(
+    const std::vector<NamedSetting>& settings, Communicator& comm);
 
 // Throws RanksDisagree when the ranks' settings differ:
 // "{what}: TrainerOptions::bucket_mb (rank 0: 1, rank 1: 25), ...; {fix}".

@@ -19,8 +19,8 @@
 #include "kiln/layers/batch_norm2d.h"
 #include "kiln/layers/causal_self_attention.h"
 #include "kiln/layers/conv2d.h"
-#include "kiln/layers/embedding.h"
 #include "kiln/layers/dropout.h"
+#include "kiln/layers/embedding.h"
 #include "kiln/layers/flatten.h"
 #include "kiln/layers/layer_norm.h"
 #include "kiln/layers/linear.h"
@@ -115,8 +115,8 @@ std::string activation(OnnxGraph& graph, Activation kind, float alpha, const std
       // x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3): kiln's own form of 0.5 x (1 + tanh u)
       const std::string square = OnnxGraph::output(graph.add_node("Mul", {x, x}, path));
       const std::string cube = OnnxGraph::output(graph.add_node("Mul", {square, x}, path));
-      const std::string cubic = OnnxGraph::output(
-          graph.add_node("Mul", {cube, graph.scalar(0.044715f)}, path));
+      const std::string cubic =
+          OnnxGraph::output(graph.add_node("Mul", {cube, graph.scalar(0.044715f)}, path));
       const std::string inner = OnnxGraph::output(graph.add_node("Add", {x, cubic}, path));
       const std::string two_u = OnnxGraph::output(graph.add_node(
           "Mul", {inner, graph.scalar(static_cast<float>(2.0 * M_SQRT2 / std::sqrt(M_PI)))}, path));
@@ -274,18 +274,17 @@ std::string causal_self_attention(OnnxGraph& graph, const CausalSelfAttention& a
   // (B, T, width) -> (B, T, heads, head size); 0 keeps the input's dimension.
   const std::string split_heads = graph.int64_constant({0, 0, heads, head_size}, {4});
   const auto head_values = [&](int part, std::vector<std::int64_t> perm) {
-    const std::string columns =
-        last_axis_slice(graph, qkv, part * width, (part + 1) * width, path);
+    const std::string columns = last_axis_slice(graph, qkv, part * width, (part + 1) * width, path);
     return transpose(graph, reshape(graph, columns, split_heads, path), std::move(perm), path);
   };
   const std::string q = head_values(0, {0, 2, 1, 3});  // (B, H, T, D)
   const std::string k = head_values(1, {0, 2, 3, 1});  // (B, H, D, T)
   const std::string v = head_values(2, {0, 2, 1, 3});  // (B, H, T, D)
-  const std::string scores = OnnxGraph::output(graph.add_node(
-      "Mul",
-      {OnnxGraph::output(graph.add_node("MatMul", {q, k}, path)),
-       graph.scalar(1.0f / std::sqrt(static_cast<float>(head_size)))},
-      path));
+  const std::string scores = OnnxGraph::output(
+      graph.add_node("Mul",
+                     {OnnxGraph::output(graph.add_node("MatMul", {q, k}, path)),
+                      graph.scalar(1.0f / std::sqrt(static_cast<float>(head_size)))},
+                     path));
   const std::string masked =
       OnnxGraph::output(graph.add_node("Add", {scores, causal_mask(graph, x, path)}, path));
   onnx::NodeProto& softmax = graph.add_node("Softmax", {masked}, path);
@@ -300,23 +299,25 @@ std::string causal_self_attention(OnnxGraph& graph, const CausalSelfAttention& a
 
 std::string gpt_block(OnnxGraph& graph, const GptBlock& block, const std::string& path,
                       const std::string& x) {
-  const std::string attended = causal_self_attention(
-      graph, block.attn(), child_path(path, "attn"),
-      layer_norm(graph, block.ln_1(), child_path(path, "ln_1"), x));
+  const std::string attended =
+      causal_self_attention(graph, block.attn(), child_path(path, "attn"),
+                            layer_norm(graph, block.ln_1(), child_path(path, "ln_1"), x));
   const std::string h = OnnxGraph::output(graph.add_node("Add", {x, attended}, path));
   const GptMlp& mlp = block.mlp();
   const std::string mlp_path = child_path(path, "mlp");
-  const std::string hidden = linear_on_last_axis(
-      graph, mlp.c_fc(), child_path(mlp_path, "c_fc"),
-      layer_norm(graph, block.ln_2(), child_path(path, "ln_2"), h));
+  const std::string hidden =
+      linear_on_last_axis(graph, mlp.c_fc(), child_path(mlp_path, "c_fc"),
+                          layer_norm(graph, block.ln_2(), child_path(path, "ln_2"), h));
   const std::string gelu =
       activation(graph, mlp.gelu().kind(), mlp.gelu().alpha(), mlp_path, hidden);
-  const std::string out = linear_on_last_axis(graph, mlp.c_proj(), child_path(mlp_path, "c_proj"), gelu);
+  const std::string out =
+      linear_on_last_axis(graph, mlp.c_proj(), child_path(mlp_path, "c_proj"), gelu);
   return OnnxGraph::output(graph.add_node("Add", {h, out}, path));
 }
 
 // x: (B, T) float32 ids -> logits (B, T, vocabulary), the head reading wte's matrix (tied).
-std::string gpt(OnnxGraph& graph, const Gpt& model, const std::string& path, const std::string& ids) {
+std::string gpt(OnnxGraph& graph, const Gpt& model, const std::string& path,
+                const std::string& ids) {
   const std::string wte_path = child_path(path, "transformer.wte");
   const std::string wte = required_weight(graph, model.wte(), wte_path, "weight");
   const std::string tokens = embedding(graph, wte, wte_path, ids);
@@ -328,7 +329,8 @@ std::string gpt(OnnxGraph& graph, const Gpt& model, const std::string& path, con
       graph.add_node("Slice", {wpe, zero, dimension(graph, ids, 1, wpe_path), zero}, wpe_path));
   std::string h = OnnxGraph::output(graph.add_node("Add", {tokens, positions}, path));
   for (std::size_t i = 0; i < model.blocks().size(); ++i)
-    h = gpt_block(graph, *model.blocks()[i], child_path(path, fmt::format("transformer.h.{}", i)), h);
+    h = gpt_block(graph, *model.blocks()[i], child_path(path, fmt::format("transformer.h.{}", i)),
+                  h);
   h = layer_norm(graph, model.ln_f(), child_path(path, "transformer.ln_f"), h);
   const std::string head_path = child_path(path, "lm_head");
   return OnnxGraph::output(
@@ -336,22 +338,28 @@ std::string gpt(OnnxGraph& graph, const Gpt& model, const std::string& path, con
 }
 
 // Each module type kiln has, beside the function that writes it.
-const RegisterOnnxExport<Sequential> kSequential(
-    "Sequential", [](OnnxGraph& graph, const Sequential& seq, const std::string& path, std::string x) {
-      for (std::size_t i = 0; i < seq.size(); ++i)
-        x = export_module(graph, seq[i], child_path(path, fmt::format("layers.{}", i)), x);
-      return x;
-    });
-const RegisterOnnxExport<Residual> kResidual(
-    "Residual", [](OnnxGraph& graph, const Residual& residual, const std::string& path, const std::string& x) {
-      const std::string body = export_module(graph, residual.body(), child_path(path, "body"), x);
-      return OnnxGraph::output(graph.add_node("Add", {x, body}, path));
-    });
-template <typename Layer> std::string activation_layer(OnnxGraph& graph, const Layer& a, const std::string& path,
-                                                         const std::string& x) {
+const RegisterOnnxExport<Sequential> kSequential("Sequential", [](OnnxGraph& graph,
+                                                                  const Sequential& seq,
+                                                                  const std::string& path,
+                                                                  std::string x) {
+  for (std::size_t i = 0; i < seq.size(); ++i)
+    x = export_module(graph, seq[i], child_path(path, fmt::format("layers.{}", i)), x);
+  return x;
+});
+const RegisterOnnxExport<Residual> kResidual("Residual", [](OnnxGraph& graph,
+                                                            const Residual& residual,
+                                                            const std::string& path,
+                                                            const std::string& x) {
+  const std::string body = export_module(graph, residual.body(), child_path(path, "body"), x);
+  return OnnxGraph::output(graph.add_node("Add", {x, body}, path));
+});
+template <typename Layer>
+std::string activation_layer(OnnxGraph& graph, const Layer& a, const std::string& path,
+                             const std::string& x) {
   return activation(graph, a.kind(), a.alpha(), path, x);
 }
-const RegisterOnnxExport<ActivationLayer> kActivationLayer("ActivationLayer", activation_layer<ActivationLayer>);
+const RegisterOnnxExport<ActivationLayer> kActivationLayer("ActivationLayer",
+                                                           activation_layer<ActivationLayer>);
 const RegisterOnnxExport<ReLU> kRelu("ReLU", activation_layer<ReLU>);
 const RegisterOnnxExport<LeakyReLU> kLeakyRelu("LeakyReLU", activation_layer<LeakyReLU>);
 const RegisterOnnxExport<Sigmoid> kSigmoid("Sigmoid", activation_layer<Sigmoid>);
@@ -359,14 +367,16 @@ const RegisterOnnxExport<Tanh> kTanh("Tanh", activation_layer<Tanh>);
 const RegisterOnnxExport<GELU> kGelu("GELU", activation_layer<GELU>);
 const RegisterOnnxExport<Linear> kLinear("Linear", linear);
 const RegisterOnnxExport<Conv2d> kConv2d("Conv2d", conv2d);
-const RegisterOnnxExport<MaxPool2d> kMaxPool2d(
-    "MaxPool2d", [](OnnxGraph& graph, const MaxPool2d& p, const std::string& path, const std::string& x) {
-      return pool2d(graph, p, true, path, x);
-    });
-const RegisterOnnxExport<AvgPool2d> kAvgPool2d(
-    "AvgPool2d", [](OnnxGraph& graph, const AvgPool2d& p, const std::string& path, const std::string& x) {
-      return pool2d(graph, p, false, path, x);
-    });
+const RegisterOnnxExport<MaxPool2d> kMaxPool2d("MaxPool2d",
+                                               [](OnnxGraph& graph, const MaxPool2d& p,
+                                                  const std::string& path, const std::string& x) {
+                                                 return pool2d(graph, p, true, path, x);
+                                               });
+const RegisterOnnxExport<AvgPool2d> kAvgPool2d("AvgPool2d",
+                                               [](OnnxGraph& graph, const AvgPool2d& p,
+                                                  const std::string& path, const std::string& x) {
+                                                 return pool2d(graph, p, false, path, x);
+                                               });
 const RegisterOnnxExport<BatchNorm1d> kBatchNorm1d("BatchNorm1d", batch_norm);
 const RegisterOnnxExport<BatchNorm2d> kBatchNorm2d("BatchNorm2d", batch_norm);
 const RegisterOnnxExport<LayerNorm> kLayerNorm("LayerNorm", layer_norm);
@@ -374,17 +384,20 @@ const RegisterOnnxExport<Dropout> kDropout(  // the identity in eval mode
     "Dropout", [](OnnxGraph& graph, const Dropout&, const std::string& path, const std::string& x) {
       return OnnxGraph::output(graph.add_node("Identity", {x}, path));
     });
-const RegisterOnnxExport<Flatten> kFlatten(
-    "Flatten", [](OnnxGraph& graph, const Flatten&, const std::string& path, const std::string& x) {
-      onnx::NodeProto& flatten = graph.add_node("Flatten", {x}, path);
-      set_attribute(flatten, "axis", std::int64_t{1});  // (N, d1, d2, ...) -> (N, d1 * d2 * ...)
-      return OnnxGraph::output(flatten);
-    });
-const RegisterOnnxExport<Embedding> kEmbedding(
-    "Embedding", [](OnnxGraph& graph, const Embedding& e, const std::string& path, const std::string& ids) {
-      return embedding(graph, required_weight(graph, e, path, "weight"), path, ids);
-    });
-const RegisterOnnxExport<CausalSelfAttention> kCausalSelfAttention("CausalSelfAttention", causal_self_attention);
+const RegisterOnnxExport<Flatten> kFlatten("Flatten", [](OnnxGraph& graph, const Flatten&,
+                                                         const std::string& path,
+                                                         const std::string& x) {
+  onnx::NodeProto& flatten = graph.add_node("Flatten", {x}, path);
+  set_attribute(flatten, "axis", std::int64_t{1});  // (N, d1, d2, ...) -> (N, d1 * d2 * ...)
+  return OnnxGraph::output(flatten);
+});
+const RegisterOnnxExport<Embedding> kEmbedding("Embedding", [](OnnxGraph& graph, const Embedding& e,
+                                                               const std::string& path,
+                                                               const std::string& ids) {
+  return embedding(graph, required_weight(graph, e, path, "weight"), path, ids);
+});
+const RegisterOnnxExport<CausalSelfAttention> kCausalSelfAttention("CausalSelfAttention",
+                                                                   causal_self_attention);
 const RegisterOnnxExport<GptBlock> kGptBlock("GptBlock", gpt_block);
 const RegisterOnnxExport<Gpt> kGpt("Gpt", gpt);
 

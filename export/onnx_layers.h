@@ -22,8 +22,8 @@ std::string export_module(OnnxGraph& graph, const Module& module, const std::str
                           const std::string& input);
 
 // Writes one module, as export_module does.
-using OnnxExporter =
-    std::function<std::string(OnnxGraph&, const Module&, const std::string& path, const std::string& input)>;
+using OnnxExporter = std::function<std::string(OnnxGraph&, const Module&, const std::string& path,
+                                               const std::string& input)>;
 
 namespace detail {
 void register_onnx_export(std::type_index type, std::string name, OnnxExporter write);
@@ -34,11 +34,12 @@ void register_onnx_export(std::type_index type, std::string name, OnnxExporter w
 // about a module without an export. `write` takes (OnnxGraph&, const Layer&, path, input).
 template <typename Layer> struct RegisterOnnxExport {
   template <typename Write> RegisterOnnxExport(const char* name, Write write) {
-    detail::register_onnx_export(
-        std::type_index(typeid(Layer)), name,
-        [write](OnnxGraph& graph, const Module& module, const std::string& path, const std::string& input) {
-          return write(graph, static_cast<const Layer&>(module), path, input);  // its exact type
-        });
+    detail::register_onnx_export(std::type_index(typeid(Layer)), name,
+                                 [write](OnnxGraph& graph, const Module& module,
+                                         const std::string& path, const std::string& input) {
+                                   return write(graph, static_cast<const Layer&>(module), path,
+                                                input);  // its exact type
+                                 });
   }
 };
 

@@ -49,7 +49,8 @@ void sync_folder(const std::string& path) {
 void write_file_atomically(const std::string& path, std::string_view bytes) {
   const std::string temporary = path + ".tmp";
   std::error_code ec;
-  std::filesystem::remove(temporary, ec);  // a leftover (or a planted link) is replaced, never followed
+  std::filesystem::remove(temporary,
+                          ec);  // a leftover (or a planted link) is replaced, never followed
   write_file_durably(temporary, bytes);
   std::filesystem::rename(temporary, path, ec);
   KILN_CHECK(!ec, "cannot rename '{}' to '{}': {}", temporary, path, ec.message());

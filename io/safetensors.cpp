@@ -35,7 +35,8 @@ std::string serialize_safetensors(const std::vector<std::pair<std::string, Tenso
   std::string data;
   for (const auto& [name, tensor] : tensors) {
     KILN_CHECK(tensor.dtype() == DType::f32 || tensor.dtype() == DType::i32,
-               "save_safetensors: '{}' is {}; only float32 and int32 are written", name, tensor.str());
+               "save_safetensors: '{}' is {}; only float32 and int32 are written", name,
+               tensor.str());
     const Tensor host = tensor.to(Device::cpu());
     const std::size_t begin = data.size();
     data.append(static_cast<const char*>(host.raw_data()), host.nbytes());

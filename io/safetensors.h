@@ -20,7 +20,8 @@ struct SafetensorsFile {
 };
 
 // Tensors may live on any device; they are read to the host. float32 and int32 only.
-void save_safetensors(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
+void save_safetensors(const std::string& path,
+                      const std::vector<std::pair<std::string, Tensor>>& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 // The bytes of such a file, for writers that place them themselves (checkpoint folders).
 std::string serialize_safetensors(const std::vector<std::pair<std::string, Tensor>>& tensors,

@@ -97,11 +97,11 @@ SafetensorsEntry parse_entry(const std::string& name, const nlohmann::json& entr
              "'{}': tensor {} has data_offsets [{}, {}], outside the {} bytes of data: the file "
              "is truncated or damaged",
              path, shown, e.begin, e.end, data_size);
-  KILN_CHECK(
-      e.end - e.begin == static_cast<std::uint64_t>(*bytes),
-      "'{}': tensor {} {} of shape [{}] needs {} bytes, but its data_offsets [{}, {}] hold "
-      "{}",
-      path, shown, e.dtype, fmt::join(e.shape, ", "), *bytes, e.begin, e.end, e.end - e.begin);
+  KILN_CHECK(e.end - e.begin == static_cast<std::uint64_t>(*bytes),
+             "'{}': tensor {} {} of shape [{}] needs {} bytes, but its data_offsets [{}, {}] hold "
+             "{}",
+             path, shown, e.dtype, fmt::join(e.shape, ", "), *bytes, e.begin, e.end,
+             e.end - e.begin);
   return e;
 }
 
@@ -116,13 +116,12 @@ void check_tiling(std::vector<const SafetensorsEntry*> entries, std::uint64_t da
   for (const SafetensorsEntry* e : entries) {
     KILN_CHECK(e->begin >= covered,
                "'{}': tensors {} and {} overlap (data_offsets [{}, {}] and [{}, {}])", path,
-               excerpt(previous ? previous->name : ""), excerpt(e->name), previous ? previous->begin : 0, covered,
-               e->begin, e->end);
-    KILN_CHECK(
-        e->begin == covered,
-        "'{}': bytes [{}, {}) of the data belong to no tensor (before tensor {}): a damaged "
-        "file?",
-        path, covered, e->begin, excerpt(e->name));
+               excerpt(previous ? previous->name : ""), excerpt(e->name),
+               previous ? previous->begin : 0, covered, e->begin, e->end);
+    KILN_CHECK(e->begin == covered,
+               "'{}': bytes [{}, {}) of the data belong to no tensor (before tensor {}): a damaged "
+               "file?",
+               path, covered, e->begin, excerpt(e->name));
     covered = e->end;
     previous = e;
   }
@@ -151,7 +150,8 @@ SafetensorsHeader parse_safetensors_header(std::string_view bytes, const std::st
       KILN_CHECK(entry.is_object(), "'{}': __metadata__ is {}: expected an object of strings", path,
                  bare_excerpt(entry.dump()));
       for (const auto& [key, value] : entry.items())
-        header.metadata[key] = value.is_string() ? value.get<std::string>() : bare_excerpt(value.dump());
+        header.metadata[key] =
+            value.is_string() ? value.get<std::string>() : bare_excerpt(value.dump());
       continue;
     }
     header.entries.push_back(parse_entry(name, entry, data_size, path));

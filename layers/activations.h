@@ -1,5 +1,6 @@
 // Activation layers: ReLU, LeakyReLU, Sigmoid, Tanh, GELU (exact, erf-based, as PyTorch's
-// default, or its tanh approximation, GPT-2's: GELU(GeluApproximate::tanh)). Elementwise on any shape; backward uses the cached input and output.
+// default, or its tanh approximation, GPT-2's: GELU(GeluApproximate::tanh)). Elementwise on any
+// shape; backward uses the cached input and output.
 #pragma once
 
 #include "kiln/core/op_kinds.h"
@@ -30,7 +31,8 @@ struct ReLU : ActivationLayer {
   ReLU() : ActivationLayer(Activation::relu) {}
 };
 struct LeakyReLU : ActivationLayer {
-  explicit LeakyReLU(float negative_slope = 0.01f) : ActivationLayer(Activation::leaky_relu, negative_slope) {}
+  explicit LeakyReLU(float negative_slope = 0.01f)
+      : ActivationLayer(Activation::leaky_relu, negative_slope) {}
 };
 struct Sigmoid : ActivationLayer {
   Sigmoid() : ActivationLayer(Activation::sigmoid) {}

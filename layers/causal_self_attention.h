@@ -41,11 +41,11 @@ class CausalSelfAttention : public Module {
   std::shared_ptr<Linear> c_attn_, c_proj_;
   std::shared_ptr<Dropout> attn_dropout_, resid_dropout_;
   std::int64_t batch_ = 0, time_ = 0;  // of the last forward
-  Tensor heads_qkv_;   // (3, B, H, T, D): queries, keys, values, one contiguous block each
-  Tensor attention_;   // (B H, T, T): the softmax, before dropout
-  Tensor dropped_;     // attn_dropout's output (attention_ itself in eval)
-  Tensor heads_y_;     // (B H, T, D)
-  Tensor merged_;      // (B, T, H, D)
+  Tensor heads_qkv_;  // (3, B, H, T, D): queries, keys, values, one contiguous block each
+  Tensor attention_;  // (B H, T, T): the softmax, before dropout
+  Tensor dropped_;    // attn_dropout's output (attention_ itself in eval)
+  Tensor heads_y_;    // (B H, T, D)
+  Tensor merged_;     // (B, T, H, D)
   Tensor d_heads_y_, d_attention_, d_heads_qkv_, d_qkv_;
 };
 

@@ -10,8 +10,9 @@ CrossEntropyLoss::CrossEntropyLoss(float label_smoothing) : label_smoothing_(lab
 }
 
 std::string CrossEntropyLoss::describe() const {
-  return label_smoothing_ > 0.0f ? fmt::format("CrossEntropyLoss(label_smoothing={})", label_smoothing_)
-                                 : std::string("CrossEntropyLoss");
+  return label_smoothing_ > 0.0f
+             ? fmt::format("CrossEntropyLoss(label_smoothing={})", label_smoothing_)
+             : std::string("CrossEntropyLoss");
 }
 
 const Tensor& CrossEntropyLoss::compute(const Tensor& logits, const Tensor& labels) {

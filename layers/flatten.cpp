@@ -3,7 +3,8 @@
 namespace kiln {
 
 Shape Flatten::output_shape(const Shape& input) const {
-  KILN_CHECK(input.rank() >= 1, "Flatten: expected an input with a batch axis, found {}", input.str());
+  KILN_CHECK(input.rank() >= 1, "Flatten: expected an input with a batch axis, found {}",
+             input.str());
   return Shape{input[0], input.product(1, input.rank())};
 }
 

@@ -123,8 +123,8 @@ GradientCheckResult check_gradients(Module& module, const Tensor& x,
   std::vector<Tensor> grads;
   for (Parameter* p : module.parameters()) grads.push_back(p->grad.clone());
 
-  GradientCheckResult all = o.check_input ? check_gradient(loss, input, dx, "input", o)
-                                          : GradientCheckResult{};
+  GradientCheckResult all =
+      o.check_input ? check_gradient(loss, input, dx, "input", o) : GradientCheckResult{};
   std::size_t i = 0;
   for (Parameter* p : module.parameters()) {
     const GradientCheckResult one = check_gradient(loss, p->value, grads[i++], p->name, o);

@@ -1,5 +1,5 @@
-// Linear forward and backward, one op each (core/ops/linear.h); under MatmulPrecision::bf16 on a CPU
-// with bf16 instructions the products read the weight's bf16 copy, kept by the optimizer
+// Linear forward and backward, one op each (core/ops/linear.h); under MatmulPrecision::bf16 on a
+// CPU with bf16 instructions the products read the weight's bf16 copy, kept by the optimizer
 // (layers/bf16_shadow.h).
 #include "kiln/layers/linear.h"
 
@@ -17,7 +17,8 @@ namespace kiln {
 Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen, bool bias)
     : Linear(in_features, out_features, gen, LinearOptions{bias, std::nullopt}) {}
 
-Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen, const LinearOptions& options)
+Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen,
+               const LinearOptions& options)
     : in_(in_features), out_(out_features) {
   KILN_CHECK(in_ > 0 && out_ > 0, "Linear needs positive sizes, found in {} and out {}", in_, out_);
   KILN_CHECK(!options.activation || *options.activation == Activation::relu,
@@ -52,7 +53,8 @@ Linear::Linear(std::int64_t in_features, std::int64_t out_features, Generator& g
 }
 
 std::string Linear::describe() const {
-  return fmt::format("Linear({} -> {}{}{})", in_, out_, bias_ ? "" : ", no bias", relu_ ? ", ReLU" : "");
+  return fmt::format("Linear({} -> {}{}{})", in_, out_, bias_ ? "" : ", no bias",
+                     relu_ ? ", ReLU" : "");
 }
 
 Shape Linear::output_shape(const Shape& input) const {
@@ -69,7 +71,8 @@ bool Linear::absorb(const Module& next) {
 
 Tensor Linear::forward_impl(const Tensor& x) {
   Tensor& y = reuse(y_, {x.size(0), out_});
-  linear_forward(x, weight_->value, bias_ ? bias_->value : Tensor(), y, relu_ || absorbed_relu_, bf16_weight(*weight_));
+  linear_forward(x, weight_->value, bias_ ? bias_->value : Tensor(), y, relu_ || absorbed_relu_,
+                 bf16_weight(*weight_));
   if (is_training()) x_ = x;
   return y;
 }

@@ -21,7 +21,8 @@ struct LinearOptions {
 class Linear : public Module {
  public:
   Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen, bool bias = true);
-  Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen, const LinearOptions& options);
+  Linear(std::int64_t in_features, std::int64_t out_features, Generator& gen,
+         const LinearOptions& options);
 
   std::string describe() const override;
   Shape output_shape(const Shape& input) const override;  // (N, in) -> (N, out)
@@ -37,7 +38,7 @@ class Linear : public Module {
   bool absorb(const Module& next) override;
 
  protected:
-  Tensor forward_impl(const Tensor& x) override;   // x: (N, in) -> y: (N, out)
+  Tensor forward_impl(const Tensor& x) override;    // x: (N, in) -> y: (N, out)
   Tensor backward_impl(const Tensor& dy) override;  // dy: (N, out) -> dx: (N, in)
 
  private:
@@ -46,9 +47,9 @@ class Linear : public Module {
   Parameter* bias_ = nullptr;
   Tensor x_;  // the input of the last forward, for the weight gradient
   Tensor y_, dx_;
-  Tensor dpre_;                  // the gradient before the fused ReLU
-  bool relu_ = false;            // asked for at construction: describe() names it
-  bool absorbed_relu_ = false;   // taken on from the next module, which stays in the list
+  Tensor dpre_;                 // the gradient before the fused ReLU
+  bool relu_ = false;           // asked for at construction: describe() names it
+  bool absorbed_relu_ = false;  // taken on from the next module, which stays in the list
 };
 
 }  // namespace kiln

@@ -53,8 +53,9 @@ void check_loss_fits_targets(const Loss& loss, bool class_labels, const std::str
   KILN_CHECK(loss.expects_class_labels() == class_labels, "{} needs {}, but {} has {}: {}",
              loss.describe(), loss.expects_class_labels() ? "class labels" : "float targets", data,
              class_labels ? "class labels" : "float targets",
-             class_labels ? fmt::format("use {}", Setting::cross_entropy_loss)
-                          : fmt::format("use {} (or give data with class labels)", Setting::mse_loss));
+             class_labels
+                 ? fmt::format("use {}", Setting::cross_entropy_loss)
+                 : fmt::format("use {} (or give data with class labels)", Setting::mse_loss));
 }
 
 }  // namespace kiln

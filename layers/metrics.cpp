@@ -15,7 +15,8 @@ void RunningMetrics::update(const Tensor& logits, const Tensor& labels, const Te
   count(logits.size(0));
 }
 
-void RunningMetrics::accumulate(const Tensor& logits, const Tensor& labels, const Tensor& mean_loss) {
+void RunningMetrics::accumulate(const Tensor& logits, const Tensor& labels,
+                                const Tensor& mean_loss) {
   KILN_CHECK(mean_loss.defined() && mean_loss.numel() == 1,
              "RunningMetrics: the loss must be a scalar tensor, found {}",
              mean_loss.defined() ? mean_loss.str() : std::string("an undefined tensor"));
@@ -32,8 +33,8 @@ RunningMetrics::Values RunningMetrics::read() const {
   if (samples_ == 0) return v;
   v.mean_loss = loss_sum_.item() / static_cast<double>(samples_);
   v.accuracy = no_accuracy_ ? std::nan("")
-                              : static_cast<double>(correct_.to_vector<std::int32_t>()[0]) /
-                                    static_cast<double>(samples_);
+                            : static_cast<double>(correct_.to_vector<std::int32_t>()[0]) /
+                                  static_cast<double>(samples_);
   return v;
 }
 

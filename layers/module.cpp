@@ -20,7 +20,9 @@ thread_local const ForwardFrame* current_frame = nullptr;
 // Entered for the length of one forward_impl, also when it throws.
 class EnteredFrame {
  public:
-  explicit EnteredFrame(const ForwardFrame& frame) : outer_(current_frame) { current_frame = &frame; }
+  explicit EnteredFrame(const ForwardFrame& frame) : outer_(current_frame) {
+    current_frame = &frame;
+  }
   ~EnteredFrame() { current_frame = outer_; }
   EnteredFrame(const EnteredFrame&) = delete;
   EnteredFrame& operator=(const EnteredFrame&) = delete;
@@ -132,7 +134,8 @@ void Module::restore_modes(const std::vector<bool>& modes, std::size_t& next) {
 
 Tensor Module::backward(const Tensor& dy) {
   KILN_CHECK(has_forward_, "{}: backward called before forward", describe());
-  KILN_CHECK(training_, "{}: backward in eval mode; call train() before a training step", describe());
+  KILN_CHECK(training_, "{}: backward in eval mode; call train() before a training step",
+             describe());
   KILN_CHECK(dy.defined() && dy.dtype() == DType::f32 && dy.device() == device_,
              "{}: backward needs a float32 gradient on {}, found {}", describe(), device_.str(),
              dy.defined() ? dy.str() : std::string("an undefined tensor"));
@@ -267,7 +270,8 @@ void Module::train(bool on) {
 
 Parameter& Module::register_parameter(std::string name, Tensor value) {
   Tensor grad = Tensor::zeros(value.shape(), DType::f32, value.device());
-  parameters_.push_back(std::make_unique<Parameter>(Parameter{std::move(name), std::move(value), std::move(grad), {}}));
+  parameters_.push_back(std::make_unique<Parameter>(
+      Parameter{std::move(name), std::move(value), std::move(grad), {}}));
   return *parameters_.back();
 }
 

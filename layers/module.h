@@ -24,7 +24,7 @@ class Generator;
 struct Parameter {
   std::string name;  // "weight", or "layers.0.weight" from a container's parameters()
   Tensor value;
-  Tensor grad;       // same shape and device as value; accumulated by backward
+  Tensor grad;  // same shape and device as value; accumulated by backward
   // What features keep beside the value (the bf16 copy of a bf16 run):
   // layers/parameter_extension.h.
   ParameterExtensions extensions;
@@ -178,7 +178,7 @@ class Module {
   bool has_forward_ = false;
   Shape last_output_shape_;
   Shape last_input_shape_;  // what backward's result must match
-  Tensor output_;  // the last forward's result, which forward returns by reference
+  Tensor output_;           // the last forward's result, which forward returns by reference
   std::vector<std::shared_ptr<ModuleExtension>> extensions_;  // each shared with the modules below
 };
 

@@ -21,8 +21,7 @@ class ParameterExtension {
 class ParameterExtensions {
  public:
   // The extension of type T, made (default-constructed) when the parameter has none yet.
-  template <class T>
-  T& get() {
+  template <class T> T& get() {
     for (const auto& extension : items_)
       if (auto* found = dynamic_cast<T*>(extension.get())) return *found;
     items_.push_back(std::make_unique<T>());

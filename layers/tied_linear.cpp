@@ -6,9 +6,8 @@
 namespace kiln {
 
 TiedLinear::TiedLinear(Parameter& weight) : weight_(weight) {
-  KILN_CHECK(weight_.value.rank() == 2,
-             "TiedLinear needs a (out, in) weight, found {} named '{}'", weight_.value.shape().str(),
-             weight_.name);
+  KILN_CHECK(weight_.value.rank() == 2, "TiedLinear needs a (out, in) weight, found {} named '{}'",
+             weight_.value.shape().str(), weight_.name);
 }
 
 std::string TiedLinear::describe() const {

@@ -18,7 +18,7 @@ class TiedLinear : public Module {
   Shape output_shape(const Shape& input) const override;  // (N, in) -> (N, out)
 
  protected:
-  Tensor forward_impl(const Tensor& x) override;   // x: (N, in) -> y: (N, out)
+  Tensor forward_impl(const Tensor& x) override;    // x: (N, in) -> y: (N, out)
   Tensor backward_impl(const Tensor& dy) override;  // dy: (N, out) -> dx: (N, in)
 
  private:

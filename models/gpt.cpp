@@ -64,8 +64,8 @@ Gpt::Gpt(const GptConfig& c, Generator& gen, const std::atomic<bool>* stop) : co
   register_module("transformer.wpe", wpe_);
   register_module("transformer.drop", drop_);
   for (std::int64_t i = 0; i < c.layers; ++i) {
-    blocks_.push_back(std::make_shared<GptBlock>(c.width, c.heads, c.dropout, gen,
-                                                 c.dropout_seed + 1 + 3 * static_cast<std::uint64_t>(i)));
+    blocks_.push_back(std::make_shared<GptBlock>(
+        c.width, c.heads, c.dropout, gen, c.dropout_seed + 1 + 3 * static_cast<std::uint64_t>(i)));
     register_module(fmt::format("transformer.h.{}", i), blocks_.back());
     throw_if_stopped(stop, "a GPT's blocks", i + 1, c.layers);
   }

@@ -48,9 +48,7 @@ GptBlock::GptBlock(std::int64_t width, std::int64_t heads, float dropout, Genera
   register_module("mlp", mlp_);
 }
 
-std::string GptBlock::describe() const {
-  return fmt::format("GptBlock({})", attn_->describe());
-}
+std::string GptBlock::describe() const { return fmt::format("GptBlock({})", attn_->describe()); }
 
 Tensor GptBlock::forward_impl(const Tensor& x) {
   Tensor& h = reuse(h_, x.shape());

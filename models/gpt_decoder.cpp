@@ -50,7 +50,8 @@ GptDecoder::GptDecoder(Gpt& model)
 }
 
 void GptDecoder::layer_norm(const Tensor& x, LayerNorm& norm) {
-  layer_norm_forward(x, norm.weight().value, norm.bias().value, normed_, mean_, invstd_, norm.eps());
+  layer_norm_forward(x, norm.weight().value, norm.bias().value, normed_, mean_, invstd_,
+                     norm.eps());
 }
 
 // normed_ -> merged_ (1, width): the heads' outputs side by side, as c_proj takes them.

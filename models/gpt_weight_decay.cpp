@@ -7,9 +7,7 @@ namespace kiln {
 std::function<bool(const Parameter&)> gpt_weight_decay_groups(const Gpt& model) {
   const Parameter* wte = &model.wte().weight();
   const Parameter* wpe = &model.wpe().weight();
-  return [wte, wpe](const Parameter& p) {
-    return p.value.rank() >= 2 && &p != wte && &p != wpe;
-  };
+  return [wte, wpe](const Parameter& p) { return p.value.rank() >= 2 && &p != wte && &p != wpe; };
 }
 
 }  // namespace kiln

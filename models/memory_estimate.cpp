@@ -140,7 +140,7 @@ std::int64_t parameter_bytes(const Module& model) {
 
 std::int64_t activation_bytes(Module& model, const Shape& batch_input) {
   (void)batch_output_shape(model, batch_input, "estimate_training_memory");  // batch first
-  std::int64_t bytes = times(batch_input.numel(), kFloatBytes);  // the input's gradient
+  std::int64_t bytes = times(batch_input.numel(), kFloatBytes);              // the input's gradient
   add_layer_activations(model, batch_input, bytes);
   return bytes;
 }

@@ -28,7 +28,9 @@ bool Sequential::absorb(const Module& next) {
   return true;
 }
 
-std::string Sequential::describe() const { return fmt::format("Sequential({} layers)", modules_.size()); }
+std::string Sequential::describe() const {
+  return fmt::format("Sequential({} layers)", modules_.size());
+}
 
 Shape Sequential::output_shape(const Shape& input) const {
   Shape shape = input;
@@ -49,8 +51,10 @@ Tensor Sequential::backward_impl(const Tensor& dy) {
   std::size_t first = 0;
   if (!input_grad_wanted())
     while (first + 1 < modules_.size() && !modules_[first]->has_parameters()) ++first;
-  while (first > 0 && absorbed_[first]) --first;  // an absorbed module runs in its absorber's backward
-  for (std::size_t i = 0; i < modules_.size(); ++i) modules_[i]->set_input_grad_wanted(input_grad_wanted() || i > first);
+  while (first > 0 && absorbed_[first])
+    --first;  // an absorbed module runs in its absorber's backward
+  for (std::size_t i = 0; i < modules_.size(); ++i)
+    modules_[i]->set_input_grad_wanted(input_grad_wanted() || i > first);
   Tensor g = dy;
   for (std::size_t i = modules_.size(); i-- > first;) {
     if (absorbed_[i]) continue;  // the module before it takes g as it is
@@ -62,7 +66,8 @@ Tensor Sequential::backward_impl(const Tensor& dy) {
 }
 
 std::string Sequential::summary(const Shape& input) const {
-  std::string table = fmt::format("{:<6} {:<28} {:<20} {:>12}\n", "#", "layer", "output shape", "parameters");
+  std::string table =
+      fmt::format("{:<6} {:<28} {:<20} {:>12}\n", "#", "layer", "output shape", "parameters");
   table += std::string(69, '-') + "\n";
   Shape shape = input;
   (void)batch_output_shape(*this, input, "Sequential::summary");  // (batch, ...), checked

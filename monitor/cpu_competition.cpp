@@ -87,7 +87,8 @@ double sum_values(const std::map<int, double>& after, const std::map<int, double
 
 CpuSample sample_cpu(bool with_others) {
   CpuSample s;
-  s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  s.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   s.process_cpu_s = process_cpu_seconds();
   read_schedstat(s);
   read_proc_stat(s);
@@ -120,11 +121,13 @@ CpuShare cpu_share_between(const CpuSample& a, const CpuSample& b) {
   for (const auto& [pid, p] : b.others) {
     const auto it = a.others.find(pid);
     if (it == a.others.end() || share.wall_s <= 0.0 || p.ticks < it->second.ticks) continue;
-    const double percent = 100.0 * static_cast<double>(p.ticks - it->second.ticks) * tick_s / share.wall_s;
+    const double percent =
+        100.0 * static_cast<double>(p.ticks - it->second.ticks) * tick_s / share.wall_s;
     if (percent >= 5.0) share.others.push_back({pid, p.name, percent});
   }
-  std::sort(share.others.begin(), share.others.end(),
-            [](const ProcessShare& x, const ProcessShare& y) { return x.cpu_percent > y.cpu_percent; });
+  std::sort(
+      share.others.begin(), share.others.end(),
+      [](const ProcessShare& x, const ProcessShare& y) { return x.cpu_percent > y.cpu_percent; });
   return share;
 }
 
@@ -132,7 +135,8 @@ std::vector<ProcessShare> grouped_by_name(const std::vector<ProcessShare>& other
   std::vector<ProcessShare> groups;
   std::vector<int> counts;
   for (const ProcessShare& p : others) {
-    const auto it = std::find_if(groups.begin(), groups.end(), [&](const ProcessShare& g) { return g.name == p.name; });
+    const auto it = std::find_if(groups.begin(), groups.end(),
+                                 [&](const ProcessShare& g) { return g.name == p.name; });
     if (it == groups.end()) {
       groups.push_back({p.pid, p.name, p.cpu_percent});
       counts.push_back(1);
@@ -144,8 +148,9 @@ std::vector<ProcessShare> grouped_by_name(const std::vector<ProcessShare>& other
   }
   for (std::size_t i = 0; i < groups.size(); ++i)
     if (counts[i] > 1) groups[i].name += fmt::format(" ({} processes)", counts[i]);
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const ProcessShare& x, const ProcessShare& y) { return x.cpu_percent > y.cpu_percent; });
+  std::stable_sort(groups.begin(), groups.end(), [](const ProcessShare& x, const ProcessShare& y) {
+    return x.cpu_percent > y.cpu_percent;
+  });
   return groups;
 }
 

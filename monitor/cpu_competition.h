@@ -22,8 +22,8 @@ struct ProcessTicks {
 };
 
 struct CpuSample {
-  double wall_s = 0.0;            // steady clock
-  double process_cpu_s = 0.0;     // user + system, all threads
+  double wall_s = 0.0;                   // steady clock
+  double process_cpu_s = 0.0;            // user + system, all threads
   std::map<int, double> thread_delay_s;  // run-queue wait per thread id (schedstat field 2)
   bool schedstat_known = false;
   std::uint64_t stat_total_ticks = 0;  // all CPUs' ticks in /proc/stat
@@ -43,9 +43,9 @@ struct ProcessShare {
 
 struct CpuShare {
   double wall_s = 0.0;
-  double cpu_s = 0.0;             // CPU time the process got
-  double run_delay_s = -1.0;      // time its runnable threads waited for a core (-1: cannot tell)
-  double steal_percent = -1.0;    // of all CPUs' time taken by the hypervisor (-1: cannot tell)
+  double cpu_s = 0.0;           // CPU time the process got
+  double run_delay_s = -1.0;    // time its runnable threads waited for a core (-1: cannot tell)
+  double steal_percent = -1.0;  // of all CPUs' time taken by the hypervisor (-1: cannot tell)
   std::vector<ProcessShare> others;  // at least 5 % of a core, busiest first
   bool others_visible = false;       // /proc showed other processes at all
 

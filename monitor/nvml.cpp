@@ -30,8 +30,7 @@ struct Api {
   bool loaded = false;
 };
 
-template <class F>
-F symbol(void* library, const char* name) {
+template <class F> F symbol(void* library, const char* name) {
   return reinterpret_cast<F>(dlsym(library, name));
 }
 
@@ -41,7 +40,8 @@ const Api& api() {
     void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) return n;  // no driver: every query says "cannot tell"
     auto init = symbol<int (*)()>(library, "nvmlInit_v2");
-    n.handle_by_pci_bus_id = symbol<int (*)(const char*, void**)>(library, "nvmlDeviceGetHandleByPciBusId_v2");
+    n.handle_by_pci_bus_id =
+        symbol<int (*)(const char*, void**)>(library, "nvmlDeviceGetHandleByPciBusId_v2");
     n.utilization = symbol<int (*)(void*, Utilization*)>(library, "nvmlDeviceGetUtilizationRates");
     n.curr_gen = symbol<Query>(library, "nvmlDeviceGetCurrPcieLinkGeneration");
     n.curr_width = symbol<Query>(library, "nvmlDeviceGetCurrPcieLinkWidth");
@@ -49,9 +49,11 @@ const Api& api() {
     n.max_width = symbol<Query>(library, "nvmlDeviceGetMaxPcieLinkWidth");
     n.clock = symbol<ClockQuery>(library, "nvmlDeviceGetClockInfo");
     n.max_clock = symbol<ClockQuery>(library, "nvmlDeviceGetMaxClockInfo");
-    n.processes = symbol<int (*)(void*, unsigned int*, ProcessInfo*)>(library, "nvmlDeviceGetComputeRunningProcesses_v3");
+    n.processes = symbol<int (*)(void*, unsigned int*, ProcessInfo*)>(
+        library, "nvmlDeviceGetComputeRunningProcesses_v3");
     n.loaded = init && n.handle_by_pci_bus_id && init() == 0;
-    if (!n.loaded) log::debug("NVML found but unusable; GPU utilisation and link facts will not be reported");
+    if (!n.loaded)
+      log::debug("NVML found but unusable; GPU utilisation and link facts will not be reported");
     return n;
   }();
   return a;
@@ -65,7 +67,9 @@ int query(Query f, void* device) {
 int clock_query(ClockQuery f, void* device) {
   constexpr int kSmClock = 1;
   unsigned int value = 0;
-  return f != nullptr && device != nullptr && f(device, kSmClock, &value) == 0 ? static_cast<int>(value) : -1;
+  return f != nullptr && device != nullptr && f(device, kSmClock, &value) == 0
+             ? static_cast<int>(value)
+             : -1;
 }
 
 }  // namespace

@@ -22,11 +22,10 @@ double StageTotals::sum() const {
 }
 
 StepProfiler::StepProfiler(Device device)
-    : device_(device),
-      timers_{RegionTimer("data wait", device), RegionTimer("copy", device),
-              RegionTimer("forward", device), RegionTimer("backward", device),
-              RegionTimer("graph", device), RegionTimer("optimizer", device),
-              RegionTimer("allreduce", device)} {}
+    : device_(device), timers_{RegionTimer("data wait", device), RegionTimer("copy", device),
+                               RegionTimer("forward", device),   RegionTimer("backward", device),
+                               RegionTimer("graph", device),     RegionTimer("optimizer", device),
+                               RegionTimer("allreduce", device)} {}
 
 void StepProfiler::start(Stage stage) { timers_[static_cast<std::size_t>(stage)].start(); }
 void StepProfiler::stop(Stage stage) { timers_[static_cast<std::size_t>(stage)].stop(); }

@@ -11,10 +11,18 @@
 
 namespace kiln {
 
-// graph: the whole step (forward, backward, update) replayed as one CUDA graph (TrainerOptions::cuda_graph),
-// which cannot be split. copy: the loader's host-to-device copies, timed on its copy stream; they
-// overlap the compute stages, so the shares may sum past 100 %.
-enum class Stage : unsigned char { data_wait, copy, forward, backward, graph, optimizer, allreduce };
+// graph: the whole step (forward, backward, update) replayed as one CUDA graph
+// (TrainerOptions::cuda_graph), which cannot be split. copy: the loader's host-to-device copies,
+// timed on its copy stream; they overlap the compute stages, so the shares may sum past 100 %.
+enum class Stage : unsigned char {
+  data_wait,
+  copy,
+  forward,
+  backward,
+  graph,
+  optimizer,
+  allreduce
+};
 inline constexpr std::size_t kStageCount = 7;
 std::string_view stage_name(Stage stage);  // "data wait", "host->device copy", ...
 

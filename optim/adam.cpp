@@ -61,10 +61,10 @@ void Adam::load_state(const std::map<std::string, Tensor>& state, std::int64_t s
 }
 
 std::string Adam::describe() const {
-  const std::string groups =
-      decayed_.empty() ? std::string()
-                       : fmt::format(" on {} of {} parameters, 0 on the rest", decayed_count(),
-                                     parameters_.size());
+  const std::string groups = decayed_.empty()
+                                 ? std::string()
+                                 : fmt::format(" on {} of {} parameters, 0 on the rest",
+                                               decayed_count(), parameters_.size());
   return fmt::format("{}(lr={}, betas=({}, {}), eps={}, weight_decay={}{})",
                      options_.decoupled ? "AdamW" : "Adam", lr_, options_.beta1, options_.beta2,
                      options_.eps, options_.weight_decay, groups);

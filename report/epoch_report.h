@@ -27,7 +27,7 @@ struct EpochReport {
   // Set when TrainerOptions::loader_tuning chose workers and pin_memory at the start of the run.
   std::optional<LoaderTuning> loader_tuning;
   int cpu_threads = 0;
-  std::string precision = "fp32";     // of matrix products and convolutions (core/precision.h)
+  std::string precision = "fp32";      // of matrix products and convolutions (core/precision.h)
   bool cpu_bf16_instructions = false;  // the CPU multiplies bf16 in hardware (core/cpu_compute.h)
   bool openmp_spin_waits = false;      // OpenMP's idle threads spin (core/openmp_wait_policy.h)
   double lr = 0.0;
@@ -48,10 +48,10 @@ struct EpochReport {
   // Of the time the process's threads were ready to run, the share they waited for a core
   // (/proc/self/task/*/schedstat; -1: the kernel does not say): other processes' share.
   double run_queue_wait_percent = -1;
-  double steal_percent = -1;                  // of all CPUs' time, taken by a hypervisor (-1: unknown)
+  double steal_percent = -1;  // of all CPUs' time, taken by a hypervisor (-1: unknown)
   std::vector<ProcessShare> cpu_competitors;  // other processes using 5 % of a core or more
-  double loader_busy_percent = 0;  // worker busy time / (wall time * workers), in %
-  double queue_occupancy = 0;      // mean batches ready when the loop asked for one
+  double loader_busy_percent = 0;             // worker busy time / (wall time * workers), in %
+  double queue_occupancy = 0;                 // mean batches ready when the loop asked for one
   std::int64_t queue_capacity = 0;
 
   // GPU only (0 or negative when unknown).

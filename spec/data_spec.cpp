@@ -11,9 +11,9 @@
 
 #include "kiln/data/article_dataset.h"
 #include "kiln/data/csv_dataset.h"
+#include "kiln/data/idx_dataset.h"
 #include "kiln/data/image_folder_dataset.h"
 #include "kiln/data/npy_dataset.h"
-#include "kiln/data/idx_dataset.h"
 #include "kiln/data/subset_dataset.h"
 #include "kiln/data/transformed_dataset.h"
 #include "kiln/spec/token_data_spec.h"
@@ -28,18 +28,21 @@ constexpr const char* kForms =
 // Fashion-MNIST's pixel mean and standard deviation over the training set (pixels in [0, 1]).
 constexpr float kFashionMean = 0.2860f, kFashionStd = 0.3530f;
 
-// DataSpecOptions::samples N: N samples spread evenly over the set (at i * size / N), not its first N, so that a
-// file or folder sorted by class still gives every class (an image folder lists class 0 first).
+// DataSpecOptions::samples N: N samples spread evenly over the set (at i * size / N), not its first
+// N, so that a file or folder sorted by class still gives every class (an image folder lists class
+// 0 first).
 std::shared_ptr<const Dataset> spread(std::shared_ptr<const Dataset> data, std::int64_t samples) {
   if (samples <= 0 || samples == data->size()) return data;
-  KILN_CHECK(samples <= data->size(), "{} {} is more than the {} samples of {}", Setting::samples, samples,
-             data->size(), data->describe());
+  KILN_CHECK(samples <= data->size(), "{} {} is more than the {} samples of {}", Setting::samples,
+             samples, data->size(), data->describe());
   std::vector<std::int64_t> indices(static_cast<std::size_t>(samples));
-  for (std::int64_t i = 0; i < samples; ++i) indices[static_cast<std::size_t>(i)] = i * data->size() / samples;
+  for (std::int64_t i = 0; i < samples; ++i)
+    indices[static_cast<std::size_t>(i)] = i * data->size() / samples;
   return std::make_shared<SubsetDataset>(std::move(data), std::move(indices));
 }
 
-std::shared_ptr<const Dataset> normalized(std::shared_ptr<const Dataset> data, float mean, float stddev) {
+std::shared_ptr<const Dataset> normalized(std::shared_ptr<const Dataset> data, float mean,
+                                          float stddev) {
   std::vector<std::shared_ptr<const Transform>> transforms{
       std::make_shared<Normalize>(std::vector<float>{mean}, std::vector<float>{stddev})};
   return std::make_shared<TransformedDataset>(std::move(data), std::move(transforms));
@@ -139,16 +142,17 @@ std::shared_ptr<const Dataset> test_source(const DataSplits& main, const DataSpe
   const DataSplits opened = open_source(o.test_data, t);
   std::shared_ptr<const Dataset> test = opened.test ? opened.test : opened.train;
   const Dataset& train = *main.train;
-  KILN_CHECK(
-      test->sample_shape() == train.sample_shape(),
-      "{} {} has samples of shape {}, but the training data has {}: both need one shape",
-      Setting::test_data, test->describe(), test->sample_shape().str(), train.sample_shape().str());
+  KILN_CHECK(test->sample_shape() == train.sample_shape(),
+             "{} {} has samples of shape {}, but the training data has {}: both need one shape",
+             Setting::test_data, test->describe(), test->sample_shape().str(),
+             train.sample_shape().str());
   KILN_CHECK(test->has_class_labels() == train.has_class_labels() &&
                  test->target_shape() == train.target_shape() &&
                  test->num_classes() <= train.num_classes(),
              "{} {} has {}, but the training data {} has {}: both need the same kind of "
              "target (and no more classes)",
-             Setting::test_data, test->describe(), describe_targets(*test), train.describe(), describe_targets(train));
+             Setting::test_data, test->describe(), describe_targets(*test), train.describe(),
+             describe_targets(train));
   return test;
 }
 
@@ -211,8 +215,8 @@ DataSplits open_source(const std::string& spec, const DataSpecOptions& options) 
   const std::string argument = colon == std::string::npos ? "" : spec.substr(colon + 1);
   if (kind == "fashion-mnist") return fashion_mnist_splits(argument, options);
   if (kind == "article") {
-    KILN_CHECK(argument.empty(), "{} article takes no argument (use {}), found '{}'", Setting::data_spec,
-               SettingUsage{Setting::samples}, spec);
+    KILN_CHECK(argument.empty(), "{} article takes no argument (use {}), found '{}'",
+               Setting::data_spec, SettingUsage{Setting::samples}, spec);
     return article_splits(options);
   }
   if (kind == "csv") return csv_splits(argument, options);
@@ -229,11 +233,12 @@ DataSplits open_data(const std::string& spec, const DataSpecOptions& options) {
     KILN_CHECK(*options.test_share >= 0.0 && *options.test_share < 1.0,
                "{} must be in [0, 1) (0: no test split), found {}", Setting::test_share,
                *options.test_share);
-  KILN_CHECK(!(options.test_share && !options.test_data.empty()),
-             "{} {} beside {} {}: the test samples come from {}, so nothing is held out and {} would "
-             "be ignored; give one of the two",
-             Setting::test_share, options.test_share.value_or(0.0), Setting::test_data, options.test_data,
-             Setting::test_data, Setting::test_share);
+  KILN_CHECK(
+      !(options.test_share && !options.test_data.empty()),
+      "{} {} beside {} {}: the test samples come from {}, so nothing is held out and {} would "
+      "be ignored; give one of the two",
+      Setting::test_share, options.test_share.value_or(0.0), Setting::test_data, options.test_data,
+      Setting::test_data, Setting::test_share);
   DataSplits splits = open_source(spec, options);
   KILN_CHECK(!(splits.own_test_split && options.test_share),
              "{} {}: {} {} has a test split of its own, so nothing of it is held out; drop {} (or "

@@ -46,8 +46,9 @@ struct DataSplits {
 inline constexpr double kDefaultTestShare = 0.1;
 
 struct DataSpecOptions {
-  std::int64_t samples = 0;  // train samples to use, spread evenly over the set; 0 = all (article: 160,000)
-  std::uint64_t seed = 0;    // for generated data and random transforms
+  std::int64_t samples =
+      0;  // train samples to use, spread evenly over the set; 0 = all (article: 160,000)
+  std::uint64_t seed = 0;  // for generated data and random transforms
   // The share in [0, 1) held out for testing where the source has no test split (0: none;
   // unset: 0.1, every tenth sample). Given for a source with a test split of its own, it is an
   // error rather than ignored.
@@ -64,9 +65,9 @@ struct DataSpecOptions {
 // test_data, also when the two sources' samples or targets do not match.
 DataSplits open_data(const std::string& spec, const DataSpecOptions& options = {});
 
-// The files a data spec reads by name (csv's PATH, npy's FEATURES and LABELS, tokens' PATH), for the checks
-// that an output is none of them; the folders of fashion-mnist and images are not listed.
-// Throws kiln::Error for a malformed csv spec, as open_data would.
+// The files a data spec reads by name (csv's PATH, npy's FEATURES and LABELS, tokens' PATH), for
+// the checks that an output is none of them; the folders of fashion-mnist and images are not
+// listed. Throws kiln::Error for a malformed csv spec, as open_data would.
 std::vector<std::string> data_spec_files(const std::string& spec);
 
 }  // namespace kiln

@@ -37,12 +37,14 @@ std::vector<std::int64_t> parse_widths(const std::string& spec, std::string_view
     const auto piece = list.substr(start, end - start);
     auto [ptr, ec] = std::from_chars(piece.data(), piece.data() + piece.size(), w);
     KILN_CHECK(ec == std::errc() && ptr == piece.data() + piece.size() && w > 0,
-               "model '{}': '{}' is not a positive layer width; expected {}", spec, piece, kKnownModels);
+               "model '{}': '{}' is not a positive layer width; expected {}", spec, piece,
+               kKnownModels);
     widths.push_back(w);
     start = end + 1;
   }
-  KILN_CHECK(widths.size() >= 2, "model '{}' needs at least an input and an output width; expected {}",
-             spec, kKnownModels);
+  KILN_CHECK(widths.size() >= 2,
+             "model '{}' needs at least an input and an output width; expected {}", spec,
+             kKnownModels);
   return widths;
 }
 
@@ -50,12 +52,14 @@ std::vector<std::int64_t> parse_widths(const std::string& spec, std::string_view
 
 std::vector<std::int64_t> mlp_widths(const std::string& spec) {
   if (spec == "article") return article_widths();
-  KILN_CHECK(spec.rfind("mlp:", 0) == 0, "model '{}' is not an MLP; expected {}", spec, kKnownModels);
+  KILN_CHECK(spec.rfind("mlp:", 0) == 0, "model '{}' is not an MLP; expected {}", spec,
+             kKnownModels);
   return parse_widths(spec, std::string_view(spec).substr(4));
 }
 
 GptConfig gpt_config(const std::string& spec) {
-  KILN_CHECK(spec.rfind("gpt:", 0) == 0, "model '{}' is not a GPT; expected {}", spec, kKnownModels);
+  KILN_CHECK(spec.rfind("gpt:", 0) == 0, "model '{}' is not a GPT; expected {}", spec,
+             kKnownModels);
   const std::string_view shape = std::string_view(spec).substr(4);
   constexpr const char* kParts[] = {"layer count", "head count", "width", "context"};
   std::int64_t v[4] = {};
@@ -120,14 +124,15 @@ Model build_model(const std::string& spec, const Shape& sample_shape, std::int32
     model.net = spec == "lenet5" ? lenet5(classes, gen) : cnn(classes, gen);
     return model;
   }
-  KILN_CHECK(spec == "article" || spec.rfind("mlp:", 0) == 0, "unknown model '{}': expected {}", spec,
-             kKnownModels);
+  KILN_CHECK(spec == "article" || spec.rfind("mlp:", 0) == 0, "unknown model '{}': expected {}",
+             spec, kKnownModels);
   const std::vector<std::int64_t> widths = mlp_widths(spec);
   const std::int64_t features = sample_shape.numel();
-  KILN_CHECK(widths.front() == features,
-             "model '{}' takes {} inputs but each sample of the data has {} ({}); use a model whose "
-             "first width is {}",
-             spec, widths.front(), features, sample_shape.str(), features);
+  KILN_CHECK(
+      widths.front() == features,
+      "model '{}' takes {} inputs but each sample of the data has {} ({}); use a model whose "
+      "first width is {}",
+      spec, widths.front(), features, sample_shape.str(), features);
   KILN_CHECK(
       widths.back() == classes,
       "model '{}' has {} outputs but the data needs {} (one per class, or per target value); use "
@@ -202,10 +207,10 @@ void check_model_fits(const std::string& spec, const Shape& sample_shape, std::i
                       std::int64_t batch_size, int optimizer_state_tensors, Device device) {
   const MemoryEstimate e =
       estimate_model_memory(spec, sample_shape, classes, batch_size, optimizer_state_tensors);
-  check_memory_fits(
-      e, e.total(), available_memory(device), device,
-      fmt::format("model '{}' with batches of {}", spec, batch_size),
-      fmt::format("use a smaller model ({}) or batch ({})", Setting::run_model, Setting::run_batch_size));
+  check_memory_fits(e, e.total(), available_memory(device), device,
+                    fmt::format("model '{}' with batches of {}", spec, batch_size),
+                    fmt::format("use a smaller model ({}) or batch ({})", Setting::run_model,
+                                Setting::run_batch_size));
 }
 
 Sequential& Model::sequential() const {

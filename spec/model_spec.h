@@ -19,8 +19,8 @@ namespace kiln {
 struct Model {
   std::string spec;
   std::shared_ptr<Module> net;
-  // One sample as the network takes it: (784) for an MLP, (1, 28, 28) for lenet5 and cnn. A batch of
-  // (B, sample shape of the data) is viewed as (B, input_shape) — free, the same elements.
+  // One sample as the network takes it: (784) for an MLP, (1, 28, 28) for lenet5 and cnn. A batch
+  // of (B, sample shape of the data) is viewed as (B, input_shape) — free, the same elements.
   Shape input_shape;
 
   // A batch (B, sample shape of the data) as the network takes it, (B, input_shape): a view.

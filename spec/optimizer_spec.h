@@ -1,4 +1,5 @@
-// make_optimizer: an optimizer by name, the optimizer words of the spec language, with its settings.
+// make_optimizer: an optimizer by name, the optimizer words of the spec language, with its
+// settings.
 //   sgd       SGD (momentum 0 unless set)   momentum  SGD, momentum 0.9 unless set
 //   nesterov  SGD, Nesterov momentum (0.9 unless set)
 //   adam      Adam (L2 weight decay added to the gradient)   adamw  AdamW (decoupled weight decay)

@@ -16,8 +16,8 @@ std::int64_t positive_number(const std::string& key, const std::string& value) {
   std::int64_t n = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   KILN_CHECK(ec == std::errc() && end == value.data() + value.size() && n >= 1,
-             "{} tokens:...:{}={}: expected a whole number of at least 1 ({})", Setting::data_spec, key,
-             excerpt(value), kForm);
+             "{} tokens:...:{}={}: expected a whole number of at least 1 ({})", Setting::data_spec,
+             key, excerpt(value), kForm);
   return n;
 }
 
@@ -27,11 +27,10 @@ std::int64_t context_of(const TokenSource& source, const DataSpecOptions& o) {
              "must be as long as the model's context; drop :context or make them agree",
              Setting::data_spec, source.context, Setting::context, o.context);
   const std::int64_t context = source.context > 0 ? source.context : o.context;
-  KILN_CHECK(
-      context > 0,
-      "{} tokens:{} needs a context length, the tokens of each window: give it as "
-      "{} or as :context=T ({})",
-      Setting::data_spec, source.path, Setting::context_from_model, kForm);
+  KILN_CHECK(context > 0,
+             "{} tokens:{} needs a context length, the tokens of each window: give it as "
+             "{} or as :context=T ({})",
+             Setting::data_spec, source.path, Setting::context_from_model, kForm);
   return context;
 }
 
@@ -105,10 +104,10 @@ DataSplits token_splits(const std::string& argument, const DataSpecOptions& o) {
       test.file.vocab_size =
           tokens->vocabulary().size;  // its ids must fit the training data's model
     auto test_tokens = std::make_shared<const TokenSequence>(test.path, test.file);
-    KILN_CHECK(
-        test_tokens->vocabulary().size <= tokens->vocabulary().size,
-        "{} {} has a vocabulary of {}, larger than the training data's {}",
-        Setting::test_data, o.test_data, test_tokens->vocabulary().size, tokens->vocabulary().size);
+    KILN_CHECK(test_tokens->vocabulary().size <= tokens->vocabulary().size,
+               "{} {} has a vocabulary of {}, larger than the training data's {}",
+               Setting::test_data, o.test_data, test_tokens->vocabulary().size,
+               tokens->vocabulary().size);
     splits.train = std::make_shared<TokenWindowDataset>(tokens, train);
     splits.test = std::make_shared<TokenWindowDataset>(
         test_tokens, TokenWindowOptions{.context = context, .order = WindowOrder::strided});

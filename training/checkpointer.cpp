@@ -6,7 +6,8 @@
 
 namespace kiln {
 
-Checkpointer::Checkpointer(const std::string& dir, int keep, Module& model, const Optimizer& optimizer)
+Checkpointer::Checkpointer(const std::string& dir, int keep, Module& model,
+                           const Optimizer& optimizer)
     : folder_(dir, keep), model_(model), optimizer_(optimizer) {}
 
 void Checkpointer::on_epoch_end(Trainer& trainer, const EpochReport& report) {

@@ -38,8 +38,9 @@ void ConsoleReporter::on_fit_begin(Trainer& trainer, std::int64_t epochs) {
   const std::int64_t steps = trainer.options().steps;
   if (steps > 0) {  // counted in steps: `epochs` is the number of evaluations
     if (trainer.state().global_step >= steps)
-      out_ << fmt::format("nothing to train: the checkpoint holds all {} steps (raise TrainerOptions::steps)\n",
-                          trainer.state().global_step);
+      out_ << fmt::format(
+          "nothing to train: the checkpoint holds all {} steps (raise TrainerOptions::steps)\n",
+          trainer.state().global_step);
     return;
   }
   if (trainer.state().epoch >= epochs)
@@ -58,8 +59,8 @@ void ConsoleReporter::on_step_end(Trainer& trainer, const StepEnd& step) {
   const double elapsed = seconds_since(epoch_start_);
   const double rate = static_cast<double>(step.step) * static_cast<double>(step.batch_size) /
                       std::max(elapsed, 1e-9);
-  const double eta = elapsed * static_cast<double>(step.epoch_steps - step.step) /
-                     static_cast<double>(step.step);
+  const double eta =
+      elapsed * static_cast<double>(step.epoch_steps - step.step) / static_cast<double>(step.step);
   const double loss = step.running != nullptr ? step.running->read().mean_loss : 0.0;
   out_ << fmt::format("\r{}  batch {}/{}  {:.0f} samples/s  loss {:.4f}  ETA {:.0f} s   ",
                       epoch_label(step.epoch, planned_epochs_), step.step, step.epoch_steps, rate,
@@ -71,7 +72,8 @@ void ConsoleReporter::on_step_end(Trainer& trainer, const StepEnd& step) {
 void ConsoleReporter::on_epoch_end(Trainer& trainer, const EpochReport& report) {
   (void)trainer;
   if (show_progress_) out_ << "\r" << std::string(100, ' ') << "\r";
-  out_ << format_epoch_summary(report, planned_epochs_) << "\n" << format_stage_table(report) << std::flush;
+  out_ << format_epoch_summary(report, planned_epochs_) << "\n"
+       << format_stage_table(report) << std::flush;
 }
 
 void ConsoleReporter::on_fit_end(Trainer& trainer, const FitResult& result) {

@@ -1,7 +1,8 @@
 // Diagnosis rules. Thresholds: waiting for data 10 % of the step or more is input-bound (the
-// article saw 98 %): more workers where a core is idle for them, else a cheaper loading; copies above
-// 15 % on a GPU point at pageable memory; a GPU memory peak under half the card leaves room for
-// a larger batch; threads waiting for a core 10 % of their ready time share the CPU with others.
+// article saw 98 %): more workers where a core is idle for them, else a cheaper loading; copies
+// above 15 % on a GPU point at pageable memory; a GPU memory peak under half the card leaves room
+// for a larger batch; threads waiting for a core 10 % of their ready time share the CPU with
+// others.
 #include "kiln/training/diagnosis.h"
 
 #include <algorithm>
@@ -21,8 +22,8 @@ constexpr double kCopyBoundPercent = 15.0;
 constexpr double kLowMemoryFraction = 0.5;
 constexpr double kLowGpuUtilization = 60.0;
 constexpr double kCommunicationBoundPercent = 25.0;  // gradient all-reduce not hidden by compute
-constexpr double kInputWaitWithIdleCores = 10.0;     // input-bound when a worker has a core to run on
-constexpr double kCpuShareFall = 0.75;               // an epoch's CPU share under 3/4 of an earlier one's
+constexpr double kInputWaitWithIdleCores = 10.0;  // input-bound when a worker has a core to run on
+constexpr double kCpuShareFall = 0.75;  // an epoch's CPU share under 3/4 of an earlier one's
 
 bool shares_cpu(const EpochReport& r) { return r.run_queue_wait_percent >= kRealShareWaitPercent; }
 
@@ -118,21 +119,24 @@ Diagnosis diagnose(const EpochReport& r, int cores) {
   };
   auto add_shared_cpu = [&] {
     std::string text = fmt::format(
-        "shared CPU: this process's threads waited for a core {:.0f} % of the time they were ready; other "
+        "shared CPU: this process's threads waited for a core {:.0f} % of the time they were "
+        "ready; other "
         "processes take a real share ({})",
         r.run_queue_wait_percent, competitors(r));
-    if (r.steal_percent >= 5.0) text += fmt::format("; the hypervisor stole {:.0f} % of the CPUs", r.steal_percent);
+    if (r.steal_percent >= 5.0)
+      text += fmt::format("; the hypervisor stole {:.0f} % of the CPUs", r.steal_percent);
     add(Finding::shared_cpu, r.run_queue_wait_percent,
         escaped(text + "; alone on this machine the epoch would take about that much less"));
   };
   if (wait >= kInputWaitWithIdleCores && !spare_core) {
     d.bottleneck = Bottleneck::input;
     add(Finding::input_bound, wait,
-        escaped(fmt::format("input-bound: {:.0f} % of step time waiting for data; more workers cannot help "
-                            "here: no core is idle (this process used {:.0f} % of the {} cores{}); make loading "
-                            "cheaper (decode once, lighter transforms) or free cores",
-                            wait, r.process_cpu_percent, cores,
-                            r.cpu_competitors.empty() ? "" : ", others " + describe_processes(r.cpu_competitors))));
+        escaped(fmt::format(
+            "input-bound: {:.0f} % of step time waiting for data; more workers cannot help "
+            "here: no core is idle (this process used {:.0f} % of the {} cores{}); make loading "
+            "cheaper (decode once, lighter transforms) or free cores",
+            wait, r.process_cpu_percent, cores,
+            r.cpu_competitors.empty() ? "" : ", others " + describe_processes(r.cpu_competitors))));
   } else if (wait >= kInputWaitWithIdleCores) {
     d.bottleneck = Bottleneck::input;
     d.suggested_workers = suggested_workers(r, cores);
@@ -231,16 +235,20 @@ Diagnosis diagnose(const std::vector<EpochReport>& epochs, int cores) {
     if (&r != best && best->process_cpu_percent > 0.0 &&
         r.process_cpu_percent < kCpuShareFall * best->process_cpu_percent) {
       std::string text = fmt::format(
-          "CPU use fell in epoch {}: the process got {:.0f} % of the machine there against {:.0f} % in epoch {} "
+          "CPU use fell in epoch {}: the process got {:.0f} % of the machine there against {:.0f} "
+          "% in epoch {} "
           "({:.0f} against {:.0f} samples/s)",
           r.epoch, r.process_cpu_percent, best->process_cpu_percent, best->epoch, r.samples_per_s,
           best->samples_per_s);
       if (shares_cpu(r))
-        text += fmt::format("; its threads then waited for a core {:.0f} % of the time ({})", r.run_queue_wait_percent,
-                            competitors(r));
+        text += fmt::format("; its threads then waited for a core {:.0f} % of the time ({})",
+                            r.run_queue_wait_percent, competitors(r));
       else
-        text += "; no other process took the cores: look for throttled clocks or a stage that slowed";
-      d.items.insert(d.items.begin() + 1, DiagnosisItem{Finding::cpu_share_fell, r.process_cpu_percent, escaped(text), {}});
+        text +=
+            "; no other process took the cores: look for throttled clocks or a stage that slowed";
+      d.items.insert(
+          d.items.begin() + 1,
+          DiagnosisItem{Finding::cpu_share_fell, r.process_cpu_percent, escaped(text), {}});
       break;
     }
     if (r.process_cpu_percent > best->process_cpu_percent) best = &r;

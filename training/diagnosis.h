@@ -60,7 +60,8 @@ struct Diagnosis {
   std::string text(const SettingWords& words = api_setting_words()) const;
 };
 
-std::string_view bottleneck_name(Bottleneck bottleneck);  // "input", "copy", "compute", "shared-cpu"
+std::string_view bottleneck_name(
+    Bottleneck bottleneck);  // "input", "copy", "compute", "shared-cpu"
 
 // cores: the machine's CPU cores, to bound the worker advice. Waiting for data 10 % of the step
 // or more is input-bound: with a core idle for another worker the diagnosis suggests workers,

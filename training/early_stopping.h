@@ -17,7 +17,7 @@ enum class EarlyStoppingMonitor { test_loss, train_loss };
 struct EarlyStoppingOptions {
   std::int64_t patience = 3;  // epochs without improvement that end the run (>= 1)
   EarlyStoppingMonitor monitor = EarlyStoppingMonitor::test_loss;
-  double min_delta = 0.0;     // a smaller fall of the loss is no improvement (>= 0)
+  double min_delta = 0.0;  // a smaller fall of the loss is no improvement (>= 0)
 };
 
 class EarlyStopping : public TrainingObserver {

@@ -119,7 +119,8 @@ void check_resumable(const TrainerOptions& o, const Module& model, const Trainin
   const std::vector<RunField> now = description_fields(o.run), then = description_fields(saved.run);
   for (std::size_t i = 0; i < now.size(); ++i)
     if (then[i].value && now[i].value && *then[i].value != *now[i].value)
-      differences.push_back(fmt::format("{} {} (this run: {})", now[i].setting, *then[i].value, *now[i].value));
+      differences.push_back(
+          fmt::format("{} {} (this run: {})", now[i].setting, *then[i].value, *now[i].value));
   if (saved.vocabulary && o.vocabulary && *saved.vocabulary != *o.vocabulary)
     differences.push_back(vocabulary_difference(*saved.vocabulary, *o.vocabulary));
   for (const auto& [name, value] : o.legacy_settings) {

@@ -42,6 +42,7 @@ void check_training_fits_memory(Module& model, const Optimizer& optimizer, const
 // keyed by the caller's names: those are compared with TrainerOptions::legacy_settings, key by
 // key. Checkpoints written before kiln recorded settings are compared by their run description
 // alone: model, data, batch and optimizer. A model without a spec is compared by its structure.
-void check_resumable(const TrainerOptions& options, const Module& model, const TrainingState& saved);
+void check_resumable(const TrainerOptions& options, const Module& model,
+                     const TrainingState& saved);
 
 }  // namespace kiln

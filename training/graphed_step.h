@@ -39,7 +39,8 @@ struct GraphedStep {
 
   // The input buffers the recording reads, shaped like `batch` on `device`.
   void prepare_inputs(const Batch& batch, Device device) {
-    if (!x.defined() || x.shape() != batch.x.shape()) x = Tensor::empty(batch.x.shape(), batch.x.dtype(), device);
+    if (!x.defined() || x.shape() != batch.x.shape())
+      x = Tensor::empty(batch.x.shape(), batch.x.dtype(), device);
     if (!y.defined() || y.shape() != batch.y.shape() || y.dtype() != batch.y.dtype())
       y = Tensor::empty(batch.y.shape(), batch.y.dtype(), device);
   }

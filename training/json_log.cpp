@@ -10,7 +10,9 @@
 namespace kiln {
 
 namespace {
-std::string what() { return fmt::format("{}", Setting::log_json); }  // in the messages of a failed write
+std::string what() {
+  return fmt::format("{}", Setting::log_json);
+}  // in the messages of a failed write
 }  // namespace
 
 JsonLog::JsonLog(std::string path) : path_(std::move(path)) {

@@ -45,7 +45,9 @@ class TrainingObserver {
     (void)trainer, (void)report;
   }
   // fit() ends, its result (and the diagnosis of its last epoch) made.
-  virtual void on_fit_end(Trainer& trainer, const FitResult& result) { (void)trainer, (void)result; }
+  virtual void on_fit_end(Trainer& trainer, const FitResult& result) {
+    (void)trainer, (void)result;
+  }
 };
 
 }  // namespace kiln

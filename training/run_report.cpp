@@ -50,9 +50,11 @@ void RunReport::on_fit_begin(Trainer& trainer, std::int64_t epochs) {
   content_.settings.clear();
   for (const RunField& field : fields)
     if (field.value) content_.settings.emplace_back(words.name(field.setting), *field.value);
-  if (trainer.world_size() > 1) content_.settings.emplace_back("ranks", std::to_string(trainer.world_size()));
+  if (trainer.world_size() > 1)
+    content_.settings.emplace_back("ranks", std::to_string(trainer.world_size()));
   if (trainer.loader_tuning())
-    content_.settings.emplace_back(words.name(Setting::loader_tuning), describe(*trainer.loader_tuning()));
+    content_.settings.emplace_back(words.name(Setting::loader_tuning),
+                                   describe(*trainer.loader_tuning()));
   content_.model_structure = f.model_structure;
   content_.device = trainer.device().str();
   content_.planned_epochs = epochs;

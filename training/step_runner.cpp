@@ -122,9 +122,8 @@ Tensor StepRunner::graphed_step(const Batch& batch, const LrSchedule& schedule,
         optimizer.record_step(g.scalars.rows());
       });
     } catch (const Error& e) {
-      KILN_THROW(
-          "{}: recording the training step failed: {}; train without {}", Setting::cuda_graph,
-          e.text(), Setting::cuda_graph);
+      KILN_THROW("{}: recording the training step failed: {}; train without {}",
+                 Setting::cuda_graph, e.text(), Setting::cuda_graph);
     }
   }
   profiler_.start(Stage::graph);

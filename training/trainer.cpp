@@ -26,7 +26,9 @@ namespace {
 class EpochHookObserver : public TrainingObserver {
  public:
   explicit EpochHookObserver(Trainer::EpochHook hook) : hook_(std::move(hook)) {}
-  void on_epoch_end(Trainer& trainer, const EpochReport& report) override { hook_(trainer, report); }
+  void on_epoch_end(Trainer& trainer, const EpochReport& report) override {
+    hook_(trainer, report);
+  }
 
  private:
   Trainer::EpochHook hook_;
@@ -43,18 +45,21 @@ std::vector<NamedSetting> rank_settings(const RunFingerprint& fingerprint) {
 }  // namespace
 
 Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions options) {
-  const Device wanted = options.comm != nullptr && options.comm->device().is_cuda() ? options.comm->device()
-                                                                                     : options.device;
+  const Device wanted = options.comm != nullptr && options.comm->device().is_cuda()
+                            ? options.comm->device()
+                            : options.device;
   if (wanted.is_cuda())
-    KILN_CHECK(cuda_available(), "training on {} asks for a GPU, but none can be used: {}; train on the CPU",
+    KILN_CHECK(cuda_available(),
+               "training on {} asks for a GPU, but none can be used: {}; train on the CPU",
                wanted.str(), cuda_unavailable_reason());
-  std::unique_ptr<Communicator> single = options.comm ? nullptr : make_single_process_communicator(wanted);
+  std::unique_ptr<Communicator> single =
+      options.comm ? nullptr : make_single_process_communicator(wanted);
   impl_ = std::make_unique<Impl>(model, optimizer, loss, std::move(options), std::move(single));
   Impl& r = *impl_;
   const TrainerOptions& o = r.o;
   KILN_CHECK(r.comm.device() == r.device || r.comm.is_single_process(),
-             "the trainer's device {} does not match the communicator ({}), which works on {}", r.device.str(),
-             r.comm.describe(), r.comm.device().str());
+             "the trainer's device {} does not match the communicator ({}), which works on {}",
+             r.device.str(), r.comm.describe(), r.comm.device().str());
   const MatmulPrecision precision = o.precision.value_or(matmul_precision());
   KILN_CHECK(precision != MatmulPrecision::tf32 || r.device.is_cuda(),
              "{} is a GPU tensor-core format the CPU does not have; use {} or bf16",
@@ -69,24 +74,30 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
   KILN_CHECK(o.max_steps >= 0, "{} must be >= 0 (0: whole epochs), found {}", Setting::max_steps,
              o.max_steps);
   KILN_CHECK(o.steps >= 0 && o.eval_interval >= 0 && o.eval_iters >= 0,
-             "{} ({}), eval_interval ({}) and eval_iters ({}) must be >= 0", Setting::steps, o.steps,
-             o.eval_interval, o.eval_iters);
+             "{} ({}), eval_interval ({}) and eval_iters ({}) must be >= 0", Setting::steps,
+             o.steps, o.eval_interval, o.eval_iters);
   KILN_CHECK(o.steps == 0 || o.max_steps == 0,
              "{} {} counts the run in steps, and {} {} cuts epochs short: give one of the two",
              Setting::steps, o.steps, Setting::max_steps, o.max_steps);
   for (const Parameter* p : optimizer.parameters())
     KILN_CHECK(p->value.device() == r.device,
-               "parameter '{}' is on {} but the trainer trains on {}: call model.to(device) before building "
+               "parameter '{}' is on {} but the trainer trains on {}: call model.to(device) before "
+               "building "
                "the optimizer",
                p->name, p->value.device().str(), r.device.str());
   check_optimizer_updates_model(model, optimizer);
   set_matmul_precision(precision);
   r.o.run.clip_grad_norm = o.clip_grad_norm;  // the record's, so a resume with another is refused
-  r.fingerprint = {o.run, describe_structure(model), matmul_precision_name(precision),
-                   o.bucket_mb, o.cuda_graph, o.max_steps};
-  check_ranks_agree(rank_settings(r.fingerprint), r.comm,
-                    fmt::format("the ranks of this job ({}) describe different runs", r.comm.describe()),
-                    fmt::format("{}", Setting::same_settings_on_every_rank));
+  r.fingerprint = {o.run,
+                   describe_structure(model),
+                   matmul_precision_name(precision),
+                   o.bucket_mb,
+                   o.cuda_graph,
+                   o.max_steps};
+  check_ranks_agree(
+      rank_settings(r.fingerprint), r.comm,
+      fmt::format("the ranks of this job ({}) describe different runs", r.comm.describe()),
+      fmt::format("{}", Setting::same_settings_on_every_rank));
   if (o.cuda_graph) {
     KILN_CHECK(r.device.is_cuda(),
                "{} records GPU work and the CPU runs each op as it comes; use it with {}",
@@ -106,10 +117,12 @@ Trainer::Trainer(Module& model, Optimizer& optimizer, Loss& loss, TrainerOptions
   r.observers.push_back(std::make_shared<NanGuard>(r.device.is_cpu() ? 1 : 50));
   if (r.root) {  // every output opened before any work, so a bad path never costs an epoch
     if (!o.checkpoint_dir.empty()) {
-      r.checkpointer = std::make_shared<Checkpointer>(o.checkpoint_dir, o.keep_checkpoints, model, optimizer);
+      r.checkpointer =
+          std::make_shared<Checkpointer>(o.checkpoint_dir, o.keep_checkpoints, model, optimizer);
       r.observers.push_back(r.checkpointer);
     }
-    if (o.out != nullptr) r.observers.push_back(std::make_shared<ConsoleReporter>(*o.out, o.progress, r.words()));
+    if (o.out != nullptr)
+      r.observers.push_back(std::make_shared<ConsoleReporter>(*o.out, o.progress, r.words()));
     if (!o.log_json.empty()) r.observers.push_back(std::make_shared<JsonLog>(o.log_json));
   }
 }
@@ -130,7 +143,8 @@ RunningMetrics::Values Trainer::evaluate(DataLoader& data) { return evaluate(dat
 
 RunningMetrics::Values Trainer::evaluate(DataLoader& data, std::int64_t max_batches) {
   Impl& r = *impl_;
-  KILN_CHECK(max_batches >= 0, "Trainer::evaluate: max_batches must be >= 0 (0: all), found {}", max_batches);
+  KILN_CHECK(max_batches >= 0, "Trainer::evaluate: max_batches must be >= 0 (0: all), found {}",
+             max_batches);
   r.runner.prepare_replicas();
   if (!r.comm.is_single_process()) broadcast_buffers_from_rank0(r.model, r.comm);
   r.runner.reset_graph();  // the loss's and the modules' buffers take other shapes here
@@ -203,16 +217,15 @@ EpochReport Trainer::fit_epoch(DataLoader& train, DataLoader* test) {
 FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test) {
   Impl& r = *impl_;
   KILN_CHECK(epochs >= 1, "{} must be at least 1, found {}", Setting::epochs, epochs);
-  KILN_CHECK(r.o.steps == 0, "{} {} counts the run in steps: train it with fit_steps, not fit", Setting::steps,
-             r.o.steps);
+  KILN_CHECK(r.o.steps == 0, "{} {} counts the run in steps: train it with fit_steps, not fit",
+             Setting::steps, r.o.steps);
   // fit's epochs count the run's epochs in all (a resumed run goes on to them), so a second
   // fit with the same count has nothing left to train: said, not returned empty.
-  KILN_CHECK(
-      r.state.epoch < epochs,
-      "{} {} counts the epochs in all, and this run has trained {} already{}: give "
-      "more than {} ({} {} trains {} more)",
-      Setting::epochs, epochs, r.state.epoch, r.resumed ? " (with its checkpoint's)" : "", r.state.epoch,
-      Setting::epochs, r.state.epoch + epochs, epochs);
+  KILN_CHECK(r.state.epoch < epochs,
+             "{} {} counts the epochs in all, and this run has trained {} already{}: give "
+             "more than {} ({} {} trains {} more)",
+             Setting::epochs, epochs, r.state.epoch, r.resumed ? " (with its checkpoint's)" : "",
+             r.state.epoch, Setting::epochs, r.state.epoch + epochs, epochs);
   r.check_first_step(train);
   r.settle_position(train);
   if (r.o.loader_tuning && !r.loader_tuning) {
@@ -234,7 +247,8 @@ FitResult Trainer::fit(DataLoader& train, std::int64_t epochs, DataLoader* test)
       break;
     }
   }
-  if (!result.epochs.empty()) result.diagnosis = kiln::diagnose(result.epochs, Impl::machine_cores());
+  if (!result.epochs.empty())
+    result.diagnosis = kiln::diagnose(result.epochs, Impl::machine_cores());
   for (const auto& observer : r.observers) observer->on_fit_end(*this, result);
   return result;
 }
@@ -247,8 +261,8 @@ FitResult Trainer::fit_steps(DataLoader& train, DataLoader* test) {
   KILN_CHECK(r.state.global_step < o.steps,
              "{} {} counts the steps in all, and this run has taken {} "
              "already{}: give more than {}",
-             Setting::steps, o.steps, r.state.global_step, r.resumed ? " (with its checkpoint's)" : "",
-             r.state.global_step);
+             Setting::steps, o.steps, r.state.global_step,
+             r.resumed ? " (with its checkpoint's)" : "", r.state.global_step);
   check_loader_has_batches(train);
   r.check_first_step(train);
   if (o.loader_tuning && !r.loader_tuning) {
@@ -265,7 +279,8 @@ FitResult Trainer::fit_steps(DataLoader& train, DataLoader* test) {
   while (r.state.global_step < o.steps) {
     const std::int64_t period = r.state.global_step / interval + 1;
     bool& interrupted = r.interrupted;
-    EpochReport report = r.train_period(*this, train, period, std::min(o.steps, period * interval), interrupted);
+    EpochReport report =
+        r.train_period(*this, train, period, std::min(o.steps, period * interval), interrupted);
     report.step = r.state.global_step;
     report.steps = o.steps;
     report.perplexity = r.loss.reports_perplexity();
@@ -323,11 +338,17 @@ void Trainer::add_observer(std::shared_ptr<TrainingObserver> observer) {
   KILN_CHECK(observer != nullptr, "Trainer::add_observer with a null observer");
   impl_->observers.push_back(std::move(observer));
 }
-void Trainer::on_epoch_end(EpochHook hook) { add_observer(std::make_shared<EpochHookObserver>(std::move(hook))); }
+void Trainer::on_epoch_end(EpochHook hook) {
+  add_observer(std::make_shared<EpochHookObserver>(std::move(hook)));
+}
 void Trainer::request_stop() { impl_->stop_requested = true; }
 
-std::int64_t Trainer::steps_per_epoch(const DataLoader& train) const { return impl_->steps_per_epoch(train); }
-Diagnosis Trainer::diagnose(const EpochReport& report) const { return kiln::diagnose(report, Impl::machine_cores()); }
+std::int64_t Trainer::steps_per_epoch(const DataLoader& train) const {
+  return impl_->steps_per_epoch(train);
+}
+Diagnosis Trainer::diagnose(const EpochReport& report) const {
+  return kiln::diagnose(report, Impl::machine_cores());
+}
 const TrainingState& Trainer::state() const { return impl_->state; }
 const DataLoader* Trainer::test_loader() const { return impl_->fit_test; }
 const RunFingerprint& Trainer::fingerprint() const { return impl_->fingerprint; }

@@ -7,8 +7,8 @@
 // shell over it (apps/train/ builds the objects from its flags). Its messages and advice name
 // this API (TrainerOptions::precision); an app words them as its flags.
 //
-//   kiln::Trainer trainer(model, optimizer, loss, {.device = kiln::Device::cpu(), .out = &std::cout});
-//   kiln::FitResult result = trainer.fit(train_loader, 10, &test_loader);
+//   kiln::Trainer trainer(model, optimizer, loss, {.device = kiln::Device::cpu(), .out =
+//   &std::cout}); kiln::FitResult result = trainer.fit(train_loader, 10, &test_loader);
 #pragma once
 
 #include <atomic>
@@ -58,7 +58,7 @@ struct TrainerOptions {
   // Checkpoints (empty: save() and resume() are errors). The trainer locks the folder for its
   // lifetime: another run, or a second Trainer, on the same folder is refused.
   std::string checkpoint_dir;
-  int keep_checkpoints = 2;    // the newest checkpoints kept there
+  int keep_checkpoints = 2;  // the newest checkpoints kept there
   // What the run is (checkpoint/run_fingerprint.h): recorded in every checkpoint with the model's
   // structure; resume() refuses a checkpoint whose record differs in a field both recorded (a
   // model without a spec: of another structure), naming each. The ranks of a data-parallel job
@@ -67,10 +67,10 @@ struct TrainerOptions {
   // each difference with each rank's value (distributed/rank_agreement.h's RanksDisagree).
   RunDescription run;
   // Only for checkpoints of kiln-checkpoint-2, which recorded the run as settings keyed by the
-  // caller's names (train used its flags): this run's settings under the same names, compared key by
-  // key on resume. Empty: such checkpoints are compared by `run` alone (what both recorded).
+  // caller's names (train used its flags): this run's settings under the same names, compared key
+  // by key on resume. Empty: such checkpoints are compared by `run` alone (what both recorded).
   std::map<std::string, std::string> legacy_settings;
-  std::string log_json;        // append one JSON line per epoch (empty: none)
+  std::string log_json;         // append one JSON line per epoch (empty: none)
   std::ostream* out = nullptr;  // epoch lines, stage tables, diagnosis (null: silent)
   bool progress = true;         // a progress line on `out` twice a second when `out` is a terminal
   // How printed advice (the diagnosis) names settings; null: by this API's fields.
@@ -78,11 +78,11 @@ struct TrainerOptions {
   // Data parallelism: this process's rank. Gradients are averaged over the ranks, metrics summed,
   // only rank 0 prints, logs and writes checkpoints. Null: this process alone.
   Communicator* comm = nullptr;
-  double bucket_mb = 25;        // gradient all-reduce bucket size
+  double bucket_mb = 25;  // gradient all-reduce bucket size
   // > 0: before each update the gradients are scaled to this global L2 norm at most, as
   // torch.nn.utils.clip_grad_norm_ (nanoGPT's grad_clip 1.0), after their all-reduce; 0: none.
   float clip_grad_norm = 0.0f;
-  std::int64_t max_steps = 0;   // steps per epoch at most (0: whole epochs)
+  std::int64_t max_steps = 0;  // steps per epoch at most (0: whole epochs)
   // Set: the first fit() or fit_steps() begins by trying the training loader's settings (workers;
   // pinned slots on a GPU when asked) and keeps the fastest (data/loader_tuning.h, tune_loader
   // below); the choice is printed, logged and in every EpochReport. Unset: the loader as built.

@@ -186,8 +186,9 @@ EpochReport Trainer::Impl::train_period(Trainer& owner, DataLoader& train, std::
       const Tensor mean_loss = train_step(batch, o.steps - state.global_step);
       ++state.batches_done;
       report.samples += batch.x.size(0) * comm.world_size();
-      const StepEnd step_end{period, state.global_step - first_step, period_steps, mean_loss,
-                             report.batch_size, &metrics};
+      const StepEnd step_end{
+          period,  state.global_step - first_step, period_steps, mean_loss, report.batch_size,
+          &metrics};
       for (const auto& observer : observers) observer->on_step_end(owner, step_end);
       // Ranks must stop at the same step: with several, they agree every 10 steps and at the end.
       bool stopping = o.stop && o.stop->load();

@@ -27,7 +27,9 @@ std::uint16_t word(std::span<const std::uint8_t> f, std::size_t at) {
   return at + 2 <= f.size() ? static_cast<std::uint16_t>(f[at] | (f[at + 1] << 8)) : 0;
 }
 std::uint32_t dword(std::span<const std::uint8_t> f, std::size_t at) {
-  return at + 4 <= f.size() ? static_cast<std::uint32_t>(word(f, at) | (std::uint32_t{word(f, at + 2)} << 16)) : 0;
+  return at + 4 <= f.size()
+             ? static_cast<std::uint32_t>(word(f, at) | (std::uint32_t{word(f, at + 2)} << 16))
+             : 0;
 }
 std::string text(const Structure& s, std::size_t at) {
   const std::size_t k = at < s.fields.size() ? s.fields[at] : 0;
@@ -44,7 +46,8 @@ std::vector<Structure> structures(std::span<const std::uint8_t> table) {
     Structure s{table.subspan(at, length), {}};
     std::size_t p = at + length;
     while (p < table.size() && table[p] != 0) {  // the strings, until the empty one
-      const std::size_t end = std::find(table.begin() + static_cast<std::ptrdiff_t>(p), table.end(), 0) - table.begin();
+      const std::size_t end =
+          std::find(table.begin() + static_cast<std::ptrdiff_t>(p), table.end(), 0) - table.begin();
       s.strings.emplace_back(reinterpret_cast<const char*>(table.data() + p), end - p);
       p = end + 1;
     }
@@ -79,7 +82,8 @@ std::string upper(std::string s) {
   return s;
 }
 
-// "ChannelA-DIMM0", "P0 CHANNEL B", "BANK 0 Channel-C" -> "A", "B", "C"; "" when no channel is named.
+// "ChannelA-DIMM0", "P0 CHANNEL B", "BANK 0 Channel-C" -> "A", "B", "C"; "" when no channel is
+// named.
 std::string channel_of(const std::string& locators) {
   const std::string u = upper(locators);
   const std::size_t at = u.find("CHANNEL");
@@ -145,10 +149,12 @@ MemoryFigures read_dmi_memory(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     MemoryFigures m;
-    m.source = path + ": " + std::strerror(errno) + " (the firmware's table is root's, and containers and many VMs hide it)";
+    m.source = path + ": " + std::strerror(errno) +
+               " (the firmware's table is root's, and containers and many VMs hide it)";
     return m;
   }
-  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in),
+                                        std::istreambuf_iterator<char>()};
   return parse_smbios_memory(bytes, path);
 }
 

@@ -12,11 +12,11 @@
 namespace kiln::doctor {
 
 struct MemoryModule {
-  std::string locator;  // "DIMM_A1", "ChannelA-DIMM0" (device locator, then bank locator)
-  std::string channel;  // the channel the locators name ("A"), "" when they name none
-  double size_mib = 0.0;  // 0: an empty slot
-  int speed_mts = -1;        // rated, MT/s (-1: the firmware does not say)
-  int configured_mts = -1;   // as configured now
+  std::string locator;      // "DIMM_A1", "ChannelA-DIMM0" (device locator, then bank locator)
+  std::string channel;      // the channel the locators name ("A"), "" when they name none
+  double size_mib = 0.0;    // 0: an empty slot
+  int speed_mts = -1;       // rated, MT/s (-1: the firmware does not say)
+  int configured_mts = -1;  // as configured now
 };
 
 struct MemoryFigures {
@@ -27,8 +27,8 @@ struct MemoryFigures {
   int channels = -1;   // distinct channels the locators name (-1: they name none)
   int populated_channels = -1;
   double total_gib = -1.0;
-  int rated_mts = -1;       // the lowest rated speed of the populated modules
-  int configured_mts = -1;  // the lowest configured speed of the populated modules
+  int rated_mts = -1;                 // the lowest rated speed of the populated modules
+  int configured_mts = -1;            // the lowest configured speed of the populated modules
   std::vector<MemoryModule> modules;  // every slot, populated or empty
 };
 

@@ -28,8 +28,7 @@ json processes(const std::vector<OtherProcess>& others) {
 class Reader {
  public:
   Reader(const json& j, std::string source) : j_(j), source_(std::move(source)) {}
-  template <class T>
-  void operator()(const char* section, const char* key, T& out) const {
+  template <class T> void operator()(const char* section, const char* key, T& out) const {
     if (!j_.contains(section) || !j_[section].is_object()) return;
     const json& s = j_[section];
     if (!s.contains(key) || s[key].is_null()) return;
@@ -43,9 +42,11 @@ class Reader {
   }
   std::vector<OtherProcess> processes(const char* section, const char* key) const {
     std::vector<OtherProcess> out;
-    if (!j_.contains(section) || !j_[section].contains(key) || !j_[section][key].is_array()) return out;
+    if (!j_.contains(section) || !j_[section].contains(key) || !j_[section][key].is_array())
+      return out;
     for (const json& p : j_[section][key])
-      if (p.is_object() && p.value("name", json()).is_string() && p.value("value", json()).is_number())
+      if (p.is_object() && p.value("name", json()).is_string() &&
+          p.value("value", json()).is_number())
         out.push_back({p["name"].get<std::string>(), p["value"].get<double>()});
     return out;
   }
@@ -132,9 +133,10 @@ json to_json(const MachineFigures& f) {
 }
 
 MachineFigures figures_from_json(const json& j, const std::string& source) {
-  KILN_CHECK(j.is_object() && j.contains("cpu"),
-             "{}: expected the JSON object kiln-doctor --json writes (with a \"cpu\" section), found {}",
-             source, j.type_name());
+  KILN_CHECK(
+      j.is_object() && j.contains("cpu"),
+      "{}: expected the JSON object kiln-doctor --json writes (with a \"cpu\" section), found {}",
+      source, j.type_name());
   MachineFigures f;
   if (j.value("host", json()).is_string()) f.host = j["host"].get<std::string>();
   if (j.value("cpu_model", json()).is_string()) f.cpu_model = j["cpu_model"].get<std::string>();
@@ -212,7 +214,8 @@ MachineFigures read_figures(const std::string& path) {
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    KILN_THROW("{} is not JSON ({}); expected a file written by kiln-doctor --json", path, e.what());
+    KILN_THROW("{} is not JSON ({}); expected a file written by kiln-doctor --json", path,
+               e.what());
   }
   return figures_from_json(j, path);
 }

@@ -26,8 +26,8 @@ struct CpuFigures {
   std::string isa;  // oneDNN's kernel set, "none" without oneDNN
   double gemm_gflops = -1.0;
   int gemm_threads = 0;
-  double frequency_mhz = -1.0;  // the highest the cores reach (cpufreq), -1: cannot tell
-  std::string frequency_source;  // "cpufreq" or "cpuinfo" (the hypervisor's nominal figure)
+  double frequency_mhz = -1.0;        // the highest the cores reach (cpufreq), -1: cannot tell
+  std::string frequency_source;       // "cpufreq" or "cpuinfo" (the hypervisor's nominal figure)
   std::string microarchitecture;      // the name in kiln's table (core/cpu_microarchitecture.cpp)
   std::string microarchitecture_why;  // its vector units: "AVX-512 on 256-bit units: ..."
   double flops_per_cycle = -1.0;      // fp32 per core per cycle from that table; -1: not in it
@@ -43,7 +43,7 @@ struct DataFigures {
   std::string spec;
   int png_files = 0;
   int jpeg_files = 0;
-  double png_per_core_s = -1.0;   // images decoded per second on one core
+  double png_per_core_s = -1.0;  // images decoded per second on one core
   double jpeg_per_core_s = -1.0;
   double mean_file_kib = -1.0;
   double read_mbs = -1.0;  // bytes read from the files per second (page cache as it is)

@@ -57,9 +57,9 @@ void judge_memory(const CpuFigures& c, std::vector<Judgement>& out) {
     return;
   }
   const double scaling = c.triad_all_gbs / std::max(c.triad_single_gbs, 1e-9);
-  const std::string measured =
-      fmt::format("memory bandwidth (triad): {:.1f} GB/s on one thread, {:.1f} GB/s on {} ({:.1f}x)",
-                  c.triad_single_gbs, c.triad_all_gbs, c.triad_threads, scaling);
+  const std::string measured = fmt::format(
+      "memory bandwidth (triad): {:.1f} GB/s on one thread, {:.1f} GB/s on {} ({:.1f}x)",
+      c.triad_single_gbs, c.triad_all_gbs, c.triad_threads, scaling);
   if (c.physical_cores < kScalingCores)
     out.push_back({"memory", Verdict::cannot_tell,
                    measured + fmt::format("; with {} cores the scaling cannot show how many memory "
@@ -80,33 +80,38 @@ void judge_memory(const CpuFigures& c, std::vector<Judgement>& out) {
 // rating (mixed modules, or a board that cannot run them at speed).
 void judge_memory_slots(const MemoryFigures& m, std::vector<Judgement>& out) {
   if (!m.known) {
-    out.push_back({"memory slots", Verdict::cannot_tell, "memory modules: the firmware's DMI table is not readable (" +
-                                                             m.source + ")"});
+    out.push_back({"memory slots", Verdict::cannot_tell,
+                   "memory modules: the firmware's DMI table is not readable (" + m.source + ")"});
     return;
   }
-  std::string measured = fmt::format("memory modules (DMI): {} of {} slots populated, {:.0f} GiB", m.populated,
-                                     m.slots, m.total_gib);
-  if (m.channels > 0) measured += fmt::format(", {} of {} channels", m.populated_channels, m.channels);
+  std::string measured = fmt::format("memory modules (DMI): {} of {} slots populated, {:.0f} GiB",
+                                     m.populated, m.slots, m.total_gib);
+  if (m.channels > 0)
+    measured += fmt::format(", {} of {} channels", m.populated_channels, m.channels);
   if (m.rated_mts > 0) measured += fmt::format(", rated {} MT/s", m.rated_mts);
   if (m.configured_mts > 0) measured += fmt::format(", running at {} MT/s", m.configured_mts);
   std::vector<std::string> problems;
   if (m.channels > 0 && m.populated_channels < m.channels)
-    problems.push_back(fmt::format("{} of the board's {} memory channels hold no module: bandwidth is cut to {} "
-                                   "of {} (a module in the wrong slot, or too few modules)",
-                                   m.channels - m.populated_channels, m.channels, m.populated_channels, m.channels));
+    problems.push_back(fmt::format(
+        "{} of the board's {} memory channels hold no module: bandwidth is cut to {} "
+        "of {} (a module in the wrong slot, or too few modules)",
+        m.channels - m.populated_channels, m.channels, m.populated_channels, m.channels));
   else if (m.channels <= 0 && m.populated < m.slots)
-    problems.push_back(fmt::format("{} of {} slots are empty and the slot names do not say which channel each is "
-                                   "on: if a channel is empty, bandwidth is cut (check the board's manual for "
-                                   "which slots to fill first)",
-                                   m.slots - m.populated, m.slots));
+    problems.push_back(
+        fmt::format("{} of {} slots are empty and the slot names do not say which channel each is "
+                    "on: if a channel is empty, bandwidth is cut (check the board's manual for "
+                    "which slots to fill first)",
+                    m.slots - m.populated, m.slots));
   if (m.rated_mts > 0 && m.configured_mts > 0 && m.configured_mts < m.rated_mts)
-    problems.push_back(fmt::format("modules run at {} MT/s, below the {} MT/s they are rated for (mixed modules, "
-                                   "or the firmware's memory settings)",
-                                   m.configured_mts, m.rated_mts));
+    problems.push_back(
+        fmt::format("modules run at {} MT/s, below the {} MT/s they are rated for (mixed modules, "
+                    "or the firmware's memory settings)",
+                    m.configured_mts, m.rated_mts));
   if (problems.empty())
     out.push_back({"memory slots", Verdict::ok, measured});
   else
-    out.push_back({"memory slots", Verdict::problem, measured + "; " + fmt::format("{}", fmt::join(problems, "; "))});
+    out.push_back({"memory slots", Verdict::problem,
+                   measured + "; " + fmt::format("{}", fmt::join(problems, "; "))});
 }
 
 void judge_gemm(const CpuFigures& c, std::vector<Judgement>& out) {
@@ -114,8 +119,9 @@ void judge_gemm(const CpuFigures& c, std::vector<Judgement>& out) {
     out.push_back({"gemm", Verdict::cannot_tell, "the matrix-product rate was not measured"});
     return;
   }
-  const std::string measured = fmt::format("matrix products: {:.1f} GFLOP/s on {} threads ({} kernels)",
-                                           c.gemm_gflops, c.gemm_threads, c.isa);
+  const std::string measured =
+      fmt::format("matrix products: {:.1f} GFLOP/s on {} threads ({} kernels)", c.gemm_gflops,
+                  c.gemm_threads, c.isa);
   const std::string uarch = c.microarchitecture.empty()
                                 ? "this CPU is not in kiln's table"
                                 : c.microarchitecture + ": " + c.microarchitecture_why;
@@ -162,18 +168,20 @@ void judge_gemm(const CpuFigures& c, std::vector<Judgement>& out) {
 
 void judge_data(const DataFigures& d, std::vector<Judgement>& out) {
   if (d.spec.empty()) {
-    out.push_back({"decode", Verdict::cannot_tell, "no data given: image decode and read rates not measured"});
+    out.push_back({"decode", Verdict::cannot_tell,
+                   "no data given: image decode and read rates not measured"});
     return;
   }
   auto decode = [&](const char* kind, int files, double rate) {
     if (files == 0 || !known(rate)) return;
-    const std::string measured = fmt::format("{} decode: {:.0f} images/s per core ({} files sampled)",
-                                             kind, rate, files);
+    const std::string measured =
+        fmt::format("{} decode: {:.0f} images/s per core ({} files sampled)", kind, rate, files);
     if (rate < kMinDecodesPerCore)
-      out.push_back({"decode", Verdict::problem,
-                     measured + fmt::format("; under {:.0f}: each image takes over {:.0f} ms on a core "
-                                            "(a slow core, or memory far slower than it should be)",
-                                            kMinDecodesPerCore, 1000.0 / kMinDecodesPerCore)});
+      out.push_back(
+          {"decode", Verdict::problem,
+           measured + fmt::format("; under {:.0f}: each image takes over {:.0f} ms on a core "
+                                  "(a slow core, or memory far slower than it should be)",
+                                  kMinDecodesPerCore, 1000.0 / kMinDecodesPerCore)});
     else
       out.push_back({"decode", Verdict::ok, measured});
   };
@@ -183,15 +191,18 @@ void judge_data(const DataFigures& d, std::vector<Judgement>& out) {
     out.push_back({"decode", Verdict::cannot_tell,
                    fmt::format("data {} holds no PNG or JPEG files: no decode rate", d.spec)});
   if (!known(d.read_mbs)) return;
-  const double files_per_s = d.mean_file_kib > 0.0 ? d.read_mbs * 1e6 / (d.mean_file_kib * 1024.0) : -1.0;
-  const std::string measured = fmt::format("file reads: {:.0f} MB/s, {:.0f} files/s (files of {:.1f} KiB on average)",
-                                           d.read_mbs, files_per_s, d.mean_file_kib);
+  const double files_per_s =
+      d.mean_file_kib > 0.0 ? d.read_mbs * 1e6 / (d.mean_file_kib * 1024.0) : -1.0;
+  const std::string measured =
+      fmt::format("file reads: {:.0f} MB/s, {:.0f} files/s (files of {:.1f} KiB on average)",
+                  d.read_mbs, files_per_s, d.mean_file_kib);
   // Small files are bound by opening them, not by bytes: slow only when both rates are low.
   if (d.read_mbs < kMinReadMbs && files_per_s < kMinFilesPerSecond)
-    out.push_back({"read", Verdict::problem,
-                   measured + fmt::format("; under {:.0f} MB/s and {:.0f} files/s: a slow disk or a network "
-                                          "file system; copy the data to a local disk",
-                                          kMinReadMbs, kMinFilesPerSecond)});
+    out.push_back(
+        {"read", Verdict::problem,
+         measured + fmt::format("; under {:.0f} MB/s and {:.0f} files/s: a slow disk or a network "
+                                "file system; copy the data to a local disk",
+                                kMinReadMbs, kMinFilesPerSecond)});
   else
     out.push_back({"read", Verdict::ok, measured});
 }
@@ -212,13 +223,15 @@ void judge_competition(const CompetitionFigures& k, std::vector<Judgement>& out)
           parts.push_back(fmt::format("{} {:.0f} %", k.others[i].name, k.others[i].percent));
         who = fmt::format("; busiest others: {}", fmt::join(parts, ", "));
       } else {
-        who = k.others_visible ? "; no other process shows in /proc (a hypervisor's or another container's)"
-                               : "; /proc hides the other processes (a PID namespace)";
+        who = k.others_visible
+                  ? "; no other process shows in /proc (a hypervisor's or another container's)"
+                  : "; /proc hides the other processes (a PID namespace)";
       }
-      out.push_back({"competition", Verdict::problem,
-                     measured + fmt::format("; over {:.0f} %: other processes take a real share of the "
-                                            "CPU{}; training will be slower by about that much",
-                                            kMaxRunQueueWait, who)});
+      out.push_back(
+          {"competition", Verdict::problem,
+           measured + fmt::format("; over {:.0f} %: other processes take a real share of the "
+                                  "CPU{}; training will be slower by about that much",
+                                  kMaxRunQueueWait, who)});
     } else {
       out.push_back({"competition", Verdict::ok, measured});
     }
@@ -226,58 +239,70 @@ void judge_competition(const CompetitionFigures& k, std::vector<Judgement>& out)
   if (!known(k.steal_percent))
     out.push_back({"competition", Verdict::cannot_tell, "steal time: /proc/stat does not say"});
   else if (k.steal_percent >= kMaxStealPercent)
-    out.push_back({"competition", Verdict::problem,
-                   fmt::format("steal time {:.0f} %: the hypervisor gives this VM's cores to others",
-                               k.steal_percent)});
+    out.push_back(
+        {"competition", Verdict::problem,
+         fmt::format("steal time {:.0f} %: the hypervisor gives this VM's cores to others",
+                     k.steal_percent)});
 }
 
 void judge_thermal(const ThermalFigures& t, std::vector<Judgement>& out) {
   if (known(t.start_mhz) && known(t.end_mhz) && t.start_mhz > 0.0) {
     const double kept = t.end_mhz / t.start_mhz;
-    const std::string measured = fmt::format("clock under sustained load: {:.0f} MHz at the start, {:.0f} MHz at the end",
-                                             t.start_mhz, t.end_mhz);
+    const std::string measured =
+        fmt::format("clock under sustained load: {:.0f} MHz at the start, {:.0f} MHz at the end",
+                    t.start_mhz, t.end_mhz);
     out.push_back({"thermal", kept < kMinSustainedClock ? Verdict::problem : Verdict::ok,
                    kept < kMinSustainedClock
-                       ? measured + fmt::format("; a {:.0f} % drop: thermal or power throttling", 100.0 * (1.0 - kept))
+                       ? measured + fmt::format("; a {:.0f} % drop: thermal or power throttling",
+                                                100.0 * (1.0 - kept))
                        : measured});
   } else {
     out.push_back({"thermal", Verdict::cannot_tell,
-                   "clock under sustained load: cpufreq is not exposed here (a container or a VM), so drops cannot be told"});
+                   "clock under sustained load: cpufreq is not exposed here (a container or a VM), "
+                   "so drops cannot be told"});
   }
   if (known(t.max_temperature_c) && t.max_temperature_c >= kHotCelsius)
-    out.push_back({"thermal", Verdict::problem,
-                   fmt::format("temperature reached {:.0f} C: near the throttling point; check cooling",
-                               t.max_temperature_c)});
-  if (known(t.sustained_gflops_first) && known(t.sustained_gflops_last) && t.sustained_gflops_first > 0.0) {
+    out.push_back(
+        {"thermal", Verdict::problem,
+         fmt::format("temperature reached {:.0f} C: near the throttling point; check cooling",
+                     t.max_temperature_c)});
+  if (known(t.sustained_gflops_first) && known(t.sustained_gflops_last) &&
+      t.sustained_gflops_first > 0.0) {
     const double kept = t.sustained_gflops_last / t.sustained_gflops_first;
-    const std::string measured = fmt::format("sustained GEMM: {:.1f} GFLOP/s in the first quarter, {:.1f} in the last",
-                                             t.sustained_gflops_first, t.sustained_gflops_last);
-    out.push_back({"thermal", kept < kMinSustainedRate ? Verdict::problem : Verdict::ok,
-                   kept < kMinSustainedRate
-                       ? measured + fmt::format("; fell {:.0f} %: throttling, or a competitor that started",
-                                                100.0 * (1.0 - kept))
-                       : measured});
+    const std::string measured =
+        fmt::format("sustained GEMM: {:.1f} GFLOP/s in the first quarter, {:.1f} in the last",
+                    t.sustained_gflops_first, t.sustained_gflops_last);
+    out.push_back(
+        {"thermal", kept < kMinSustainedRate ? Verdict::problem : Verdict::ok,
+         kept < kMinSustainedRate
+             ? measured + fmt::format("; fell {:.0f} %: throttling, or a competitor that started",
+                                      100.0 * (1.0 - kept))
+             : measured});
   }
 }
 
 void judge_gpu(const GpuFigures& g, std::vector<Judgement>& out) {
   if (!g.present) return;
   if (g.pcie_gen > 0 && g.pcie_width > 0 && g.pcie_max_gen > 0 && g.pcie_max_width > 0) {
-    const std::string measured = fmt::format("PCIe link under load: Gen{} x{} (the card takes Gen{} x{})",
-                                             g.pcie_gen, g.pcie_width, g.pcie_max_gen, g.pcie_max_width);
+    const std::string measured =
+        fmt::format("PCIe link under load: Gen{} x{} (the card takes Gen{} x{})", g.pcie_gen,
+                    g.pcie_width, g.pcie_max_gen, g.pcie_max_width);
     if (g.pcie_width < g.pcie_max_width || g.pcie_gen < g.pcie_max_gen)
       out.push_back({"gpu", Verdict::problem,
-                     measured + ": the card sits in a narrower or older slot than it takes (the "
-                                "wrong slot); host-to-device copies get a fraction of their bandwidth"});
+                     measured +
+                         ": the card sits in a narrower or older slot than it takes (the "
+                         "wrong slot); host-to-device copies get a fraction of their bandwidth"});
     else
       out.push_back({"gpu", Verdict::ok, measured});
   } else {
     out.push_back({"gpu", Verdict::cannot_tell, "PCIe link: NVML does not say"});
   }
   if (known(g.h2d_pinned_gbs)) {
-    std::string measured = fmt::format("host-to-device copies: {:.1f} GB/s pinned, {:.1f} GB/s pageable",
-                                       g.h2d_pinned_gbs, g.h2d_pageable_gbs);
-    const double link = g.pcie_gen > 0 && g.pcie_width > 0 ? pcie_lane_gbs(g.pcie_gen) * g.pcie_width : -1.0;
+    std::string measured =
+        fmt::format("host-to-device copies: {:.1f} GB/s pinned, {:.1f} GB/s pageable",
+                    g.h2d_pinned_gbs, g.h2d_pageable_gbs);
+    const double link =
+        g.pcie_gen > 0 && g.pcie_width > 0 ? pcie_lane_gbs(g.pcie_gen) * g.pcie_width : -1.0;
     if (link > 0.0 && g.h2d_pinned_gbs < kMinLinkShare * link)
       out.push_back({"gpu", Verdict::problem,
                      measured + fmt::format("; under half the {:.1f} GB/s of the link", link)});
@@ -286,12 +311,14 @@ void judge_gpu(const GpuFigures& g, std::vector<Judgement>& out) {
   }
   if (g.sm_clock_mhz > 0 && g.sm_clock_max_mhz > 0 &&
       g.sm_clock_mhz < kMinGpuClockShare * g.sm_clock_max_mhz)
-    out.push_back({"gpu", Verdict::problem,
-                   fmt::format("GPU clock under load {} MHz of {} MHz: held down (power or temperature)",
-                               g.sm_clock_mhz, g.sm_clock_max_mhz)});
+    out.push_back(
+        {"gpu", Verdict::problem,
+         fmt::format("GPU clock under load {} MHz of {} MHz: held down (power or temperature)",
+                     g.sm_clock_mhz, g.sm_clock_max_mhz)});
   if (!g.others.empty()) {
     std::vector<std::string> parts;
-    for (const OtherProcess& p : g.others) parts.push_back(fmt::format("{} ({:.0f} MiB)", p.name, p.percent));
+    for (const OtherProcess& p : g.others)
+      parts.push_back(fmt::format("{} ({:.0f} MiB)", p.name, p.percent));
     out.push_back({"gpu", Verdict::problem,
                    fmt::format("other processes on the GPU: {}", fmt::join(parts, ", "))});
   }
@@ -307,18 +334,27 @@ struct Metric {
 
 const std::vector<Metric>& metrics() {
   static const std::vector<Metric> list = {
-      {"all-thread memory bandwidth", [](const MachineFigures& f) { return f.cpu.triad_all_gbs; }, true, "GB/s"},
-      {"one-thread memory bandwidth", [](const MachineFigures& f) { return f.cpu.triad_single_gbs; }, true, "GB/s"},
-      {"populated memory channels", [](const MachineFigures& f) { return static_cast<double>(f.memory.populated_channels); },
+      {"all-thread memory bandwidth", [](const MachineFigures& f) { return f.cpu.triad_all_gbs; },
+       true, "GB/s"},
+      {"one-thread memory bandwidth",
+       [](const MachineFigures& f) { return f.cpu.triad_single_gbs; }, true, "GB/s"},
+      {"populated memory channels",
+       [](const MachineFigures& f) { return static_cast<double>(f.memory.populated_channels); },
        true, "channels"},
-      {"configured memory speed", [](const MachineFigures& f) { return static_cast<double>(f.memory.configured_mts); },
-       true, "MT/s"},
-      {"matrix-product rate", [](const MachineFigures& f) { return f.cpu.gemm_gflops; }, true, "GFLOP/s"},
-      {"PNG decode per core", [](const MachineFigures& f) { return f.data.png_per_core_s; }, true, "images/s"},
-      {"JPEG decode per core", [](const MachineFigures& f) { return f.data.jpeg_per_core_s; }, true, "images/s"},
+      {"configured memory speed",
+       [](const MachineFigures& f) { return static_cast<double>(f.memory.configured_mts); }, true,
+       "MT/s"},
+      {"matrix-product rate", [](const MachineFigures& f) { return f.cpu.gemm_gflops; }, true,
+       "GFLOP/s"},
+      {"PNG decode per core", [](const MachineFigures& f) { return f.data.png_per_core_s; }, true,
+       "images/s"},
+      {"JPEG decode per core", [](const MachineFigures& f) { return f.data.jpeg_per_core_s; }, true,
+       "images/s"},
       {"file read rate", [](const MachineFigures& f) { return f.data.read_mbs; }, true, "MB/s"},
-      {"pinned host-to-device copies", [](const MachineFigures& f) { return f.gpu.h2d_pinned_gbs; }, true, "GB/s"},
-      {"pageable host-to-device copies", [](const MachineFigures& f) { return f.gpu.h2d_pageable_gbs; }, true, "GB/s"},
+      {"pinned host-to-device copies", [](const MachineFigures& f) { return f.gpu.h2d_pinned_gbs; },
+       true, "GB/s"},
+      {"pageable host-to-device copies",
+       [](const MachineFigures& f) { return f.gpu.h2d_pageable_gbs; }, true, "GB/s"},
   };
   return list;
 }
@@ -377,8 +413,8 @@ Comparison compare(const MachineFigures& a, const std::string& a_name, const Mac
     if (factor < kCompareFactor) continue;
     const bool a_slower = m.higher_better ? x < y : x > y;
     reasons.push_back({factor, a_slower,
-                       fmt::format("{}: {:.1f} {} on {} against {:.1f} {} on {} ({:.1f}x)", m.what, x,
-                                   m.unit, a_name, y, m.unit, b_name, factor)});
+                       fmt::format("{}: {:.1f} {} on {} against {:.1f} {} on {} ({:.1f}x)", m.what,
+                                   x, m.unit, a_name, y, m.unit, b_name, factor)});
   }
   // A machine whose cores are taken by others, or whose link is narrower: from the judgements,
   // as a problem one machine has and the other does not.
@@ -391,13 +427,16 @@ Comparison compare(const MachineFigures& a, const std::string& a_name, const Mac
   const std::vector<std::string> pa = problems(a), pb = problems(b);
   auto topic_in = [](const std::vector<std::string>& list, const std::string& line) {
     const std::string topic = line.substr(0, line.find(':'));
-    return std::any_of(list.begin(), list.end(), [&](const std::string& l) { return l.rfind(topic + ":", 0) == 0; });
+    return std::any_of(list.begin(), list.end(),
+                       [&](const std::string& l) { return l.rfind(topic + ":", 0) == 0; });
   };
   // A problem only one machine shows counts as a large factor: it is a cause, not a degree.
   for (const std::string& p : pa)
-    if (!topic_in(pb, p)) reasons.push_back({10.0, true, fmt::format("only {} has this: {}", a_name, p)});
+    if (!topic_in(pb, p))
+      reasons.push_back({10.0, true, fmt::format("only {} has this: {}", a_name, p)});
   for (const std::string& p : pb)
-    if (!topic_in(pa, p)) reasons.push_back({10.0, false, fmt::format("only {} has this: {}", b_name, p)});
+    if (!topic_in(pa, p))
+      reasons.push_back({10.0, false, fmt::format("only {} has this: {}", b_name, p)});
   std::stable_sort(reasons.begin(), reasons.end(),
                    [](const Reason& x, const Reason& y) { return x.factor > y.factor; });
   Comparison c;

@@ -14,9 +14,10 @@ namespace kiln::doctor {
 enum class Verdict { ok, problem, cannot_tell };
 
 struct Judgement {
-  std::string topic;  // "memory", "memory slots", "gemm", "decode", "read", "competition", "thermal", "gpu"
+  std::string
+      topic;  // "memory", "memory slots", "gemm", "decode", "read", "competition", "thermal", "gpu"
   Verdict verdict = Verdict::ok;
-  std::string text;   // what was measured, and what it means
+  std::string text;  // what was measured, and what it means
 };
 
 std::vector<Judgement> judge(const MachineFigures& figures);

@@ -74,7 +74,8 @@ double mean_current_mhz() {
   double sum = 0.0;
   int count = 0;
   for (int id : usable_cpu_ids()) {
-    const double khz = number_in(fmt::format("/sys/devices/system/cpu/cpu{}/cpufreq/scaling_cur_freq", id));
+    const double khz =
+        number_in(fmt::format("/sys/devices/system/cpu/cpu{}/cpufreq/scaling_cur_freq", id));
     if (khz <= 0.0) continue;
     sum += khz / 1000.0;
     ++count;

@@ -15,7 +15,7 @@ struct Frequency {
   std::string source;  // "cpufreq" (cpuinfo_max_freq) or "cpuinfo" (the nominal "cpu MHz")
 };
 Frequency max_frequency();
-double mean_current_mhz();     // cpufreq's scaling_cur_freq over the usable CPUs, -1 when hidden
-double max_temperature_c();    // the hottest /sys/class/thermal zone, -1 when there is none
+double mean_current_mhz();   // cpufreq's scaling_cur_freq over the usable CPUs, -1 when hidden
+double max_temperature_c();  // the hottest /sys/class/thermal zone, -1 when there is none
 
 }  // namespace kiln::doctor

@@ -60,9 +60,11 @@ int main(int argc, char** argv) {
   std::string data, json_path;
   std::vector<std::string> compare;
   bool quick = false, no_gpu = false;
-  app.add_option("--data", data, "a data spec (images:DIR, csv:PATH, ...) whose files are read and decoded");
+  app.add_option("--data", data,
+                 "a data spec (images:DIR, csv:PATH, ...) whose files are read and decoded");
   app.add_option("--json", json_path, "write the figures to this file (for --compare)");
-  app.add_option("--compare", compare, "two files written by --json: which differences explain a slower machine")
+  app.add_option("--compare", compare,
+                 "two files written by --json: which differences explain a slower machine")
       ->expected(2);
   app.add_flag("--quick", quick, "small sizes: about a second, less exact (for tests)");
   app.add_flag("--no-gpu", no_gpu, "leave the GPU checks out");
@@ -70,7 +72,8 @@ int main(int argc, char** argv) {
   try {
     if (!compare.empty()) {
       const MachineFigures a = read_figures(compare[0]), b = read_figures(compare[1]);
-      std::cout << comparison_text(kiln::doctor::compare(a, compare[0], b, compare[1]), compare[0], compare[1]);
+      std::cout << comparison_text(kiln::doctor::compare(a, compare[0], b, compare[1]), compare[0],
+                                   compare[1]);
       return 0;
     }
     // A --json path that cannot be written (a folder, a link, a missing folder) fails now, in

@@ -58,7 +58,8 @@ Kind kind_of(const std::string& bytes) {
 DataFigures measure_data(const std::string& spec, const Sizes& sizes) {
   DataFigures d;
   d.spec = spec;
-  const std::vector<std::string> sample = spread(spec_files(spec), static_cast<std::size_t>(sizes.decode_files));
+  const std::vector<std::string> sample =
+      spread(spec_files(spec), static_cast<std::size_t>(sizes.decode_files));
   KILN_CHECK(!sample.empty(), "data {} holds no files to measure", spec);
   std::vector<std::string> contents;
   double bytes = 0.0;
@@ -77,7 +78,8 @@ DataFigures measure_data(const std::string& spec, const Sizes& sizes) {
     const Kind kind = kind_of(contents[i]);
     if (kind == Kind::other) continue;
     const auto start = Clock::now();
-    (void)decode_image(reinterpret_cast<const std::uint8_t*>(contents[i].data()), contents[i].size(), 1, sample[i]);
+    (void)decode_image(reinterpret_cast<const std::uint8_t*>(contents[i].data()),
+                       contents[i].size(), 1, sample[i]);
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
     (kind == Kind::png ? png_s : jpeg_s) += s;
     ++(kind == Kind::png ? d.png_files : d.jpeg_files);

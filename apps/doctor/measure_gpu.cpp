@@ -32,7 +32,8 @@ std::string process_name(unsigned int pid) {
 
 // GB/s of kCopies copies of `bytes` from `host`; `while_running` is called once they are queued.
 template <class F>
-double copy_gbs(DeviceRuntime& cuda, void* device_memory, const void* host, std::size_t bytes, F&& while_running) {
+double copy_gbs(DeviceRuntime& cuda, void* device_memory, const void* host, std::size_t bytes,
+                F&& while_running) {
   const DeviceRuntime::StreamHandle stream = cuda.current_stream(0);
   cuda.copy_bytes_async(device_memory, host, bytes, stream);  // warm-up: maps the pages
   cuda.synchronize_stream(stream);
@@ -78,7 +79,8 @@ GpuFigures measure_gpu(const Sizes& sizes) {
   g.sm_clock_max_mhz = nvml::max_sm_clock_mhz(nvml_device);
   const unsigned int self = static_cast<unsigned int>(getpid());
   for (const nvml::ProcessMemory& p : nvml::compute_processes(nvml_device))
-    if (p.pid != self) g.others.push_back({process_name(p.pid), static_cast<double>(p.used_bytes) / (1 << 20)});
+    if (p.pid != self)
+      g.others.push_back({process_name(p.pid), static_cast<double>(p.used_bytes) / (1 << 20)});
   return g;
 }
 

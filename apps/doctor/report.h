@@ -9,6 +9,7 @@
 namespace kiln::doctor {
 
 std::string report_text(const MachineFigures& figures, const std::vector<Judgement>& judgements);
-std::string comparison_text(const Comparison& comparison, const std::string& a_name, const std::string& b_name);
+std::string comparison_text(const Comparison& comparison, const std::string& a_name,
+                            const std::string& b_name);
 
 }  // namespace kiln::doctor

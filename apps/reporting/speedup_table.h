@@ -10,10 +10,10 @@
 namespace kiln {
 
 struct SpeedupRow {
-  std::string device;        // "laptop CPU (i7, 4 cores) [article]", "CPU, 2 threads", "NVIDIA H200"
+  std::string device;  // "laptop CPU (i7, 4 cores) [article]", "CPU, 2 threads", "NVIDIA H200"
   double epoch_seconds = 0;  // per 160,000-sample epoch
   bool from_article = false;
-  std::string note;          // "extrapolated from 20,000 samples"
+  std::string note;  // "extrapolated from 20,000 samples"
 };
 
 std::vector<SpeedupRow> article_rows();

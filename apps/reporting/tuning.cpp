@@ -33,9 +33,16 @@ TrainResult run_trial_result(TrainOptions o, std::int64_t steps) {
 TrialResult run_trial(TrainOptions o, std::int64_t steps) {
   const TrainResult result = run_trial_result(o, steps);
   const EpochReport& r = result.epochs.at(0);
-  const double epoch_seconds = static_cast<double>(r.epoch_samples) / std::max(r.samples_per_s, 1e-9);
-  return TrialResult{o.workers, o.pin_memory, o.batch_size, r.samples_per_s, epoch_seconds,
-                     r.stage_percent(Stage::data_wait), r.gpu_memory_peak_mib, false};
+  const double epoch_seconds =
+      static_cast<double>(r.epoch_samples) / std::max(r.samples_per_s, 1e-9);
+  return TrialResult{o.workers,
+                     o.pin_memory,
+                     o.batch_size,
+                     r.samples_per_s,
+                     epoch_seconds,
+                     r.stage_percent(Stage::data_wait),
+                     r.gpu_memory_peak_mib,
+                     false};
 }
 
 TrialResult out_of_memory_trial(const TrainOptions& o) {
@@ -61,16 +68,17 @@ TrialResult run_trial_or_oom(const TrainOptions& o, std::int64_t steps) {
 }
 
 std::vector<bool> pin_settings(const TrainOptions& o) {
-  return Device::parse(o.device).is_cuda() ? std::vector<bool>{false, true} : std::vector<bool>{false};
+  return Device::parse(o.device).is_cuda() ? std::vector<bool>{false, true}
+                                           : std::vector<bool>{false};
 }
 
 void print_table(std::ostream& out, const std::vector<TrialResult>& trials) {
-  out << fmt::format("  {:>7} {:>6} {:>7} {:>12} {:>10} {:>10} {:>14}\n", "workers", "pinned", "batch",
-                     "samples/s", "epoch s", "data wait", "GPU peak MiB");
+  out << fmt::format("  {:>7} {:>6} {:>7} {:>12} {:>10} {:>10} {:>14}\n", "workers", "pinned",
+                     "batch", "samples/s", "epoch s", "data wait", "GPU peak MiB");
   for (const auto& t : trials) {
     if (t.out_of_memory) {
-      out << fmt::format("  {:>7} {:>6} {:>7} {:>12}\n", t.workers, t.pin_memory ? "yes" : "no", t.batch_size,
-                         "out of memory");
+      out << fmt::format("  {:>7} {:>6} {:>7} {:>12}\n", t.workers, t.pin_memory ? "yes" : "no",
+                         t.batch_size, "out of memory");
       continue;
     }
     out << fmt::format("  {:>7} {:>6} {:>7} {:>12.0f} {:>10.1f} {:>9.1f}% {:>14.0f}\n", t.workers,
@@ -95,7 +103,8 @@ std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::
   base.loader_tuning.worker_counts = {0, 1, 2, 4, 8, 16};
   base.loader_tuning.batches = steps;
   out << fmt::format(
-      "tuning the loader: {} batches of {} per setting on {}, read through the model's forward, the best of {} tries\n",
+      "tuning the loader: {} batches of {} per setting on {}, read through the model's forward, "
+      "the best of {} tries\n",
       steps, base.batch_size, base.device, base.loader_tuning.rounds);
   const TrainResult result = run_trial_result(base, 1);
   const EpochReport& report = result.epochs.at(0);
@@ -104,18 +113,21 @@ std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::
   std::vector<TrialResult> trials;
   for (const LoaderTrial& t : tuning.trials)
     trials.push_back({t.setting.workers, t.setting.pin_memory, base.batch_size, t.samples_per_s,
-                      static_cast<double>(report.epoch_samples) / std::max(t.samples_per_s, 1e-9), t.data_wait_percent,
-                      0.0, false});
-  out << fmt::format("  {:>7} {:>6} {:>12} {:>10} {:>10}\n", "workers", "pinned", "samples/s", "epoch s", "data wait");
+                      static_cast<double>(report.epoch_samples) / std::max(t.samples_per_s, 1e-9),
+                      t.data_wait_percent, 0.0, false});
+  out << fmt::format("  {:>7} {:>6} {:>12} {:>10} {:>10}\n", "workers", "pinned", "samples/s",
+                     "epoch s", "data wait");
   for (const auto& t : trials)
-    out << fmt::format("  {:>7} {:>6} {:>12.0f} {:>10.1f} {:>9.1f}%\n", t.workers, t.pin_memory ? "yes" : "no",
-                       t.samples_per_s, t.epoch_seconds, t.data_wait_percent);
+    out << fmt::format("  {:>7} {:>6} {:>12.0f} {:>10.1f} {:>9.1f}%\n", t.workers,
+                       t.pin_memory ? "yes" : "no", t.samples_per_s, t.epoch_seconds,
+                       t.data_wait_percent);
   const LoaderTrial& best = tuning.chosen;
   out << fmt::format(
-      "best: --workers {}{} ({:.0f} samples/s, {:.1f} % waiting for data; the fewest workers within {:.0f} % of "
+      "best: --workers {}{} ({:.0f} samples/s, {:.1f} % waiting for data; the fewest workers "
+      "within {:.0f} % of "
       "the fastest, as --workers auto chooses)\n",
-      best.setting.workers, best.setting.pin_memory ? " --pin-memory" : "", best.samples_per_s, best.data_wait_percent,
-      100.0 * tuning.noise);
+      best.setting.workers, best.setting.pin_memory ? " --pin-memory" : "", best.samples_per_s,
+      best.data_wait_percent, 100.0 * tuning.noise);
   return trials;
 }
 
@@ -130,8 +142,8 @@ std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out, s
                                                 .context = model_context(base.model)})
                               .train->size());
   std::vector<TrialResult> trials;
-  out << fmt::format("finding the batch size on {}: doubling from {} with {} real steps each\n", base.device,
-                     start, steps);
+  out << fmt::format("finding the batch size on {}: doubling from {} with {} real steps each\n",
+                     base.device, start, steps);
   for (std::int64_t batch = start; batch <= limit; batch *= 2) {
     base.batch_size = batch;
     trials.push_back(run_trial_or_oom(base, steps));
@@ -142,19 +154,23 @@ std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out, s
   for (const auto& t : trials)
     if (!t.out_of_memory) largest = t.batch_size;
   const TrialResult& best = fastest(trials);
-  out << fmt::format("largest batch that fits: {}{}; best throughput: batch {} ({:.0f} samples/s)\n", largest,
-                     trials.back().out_of_memory ? "" : fmt::format(" (stopped at the limit {})", limit),
-                     best.batch_size, best.samples_per_s);
+  out << fmt::format(
+      "largest batch that fits: {}{}; best throughput: batch {} ({:.0f} samples/s)\n", largest,
+      trials.back().out_of_memory ? "" : fmt::format(" (stopped at the limit {})", limit),
+      best.batch_size, best.samples_per_s);
   return trials;
 } catch (...) {
   rethrow_in_flag_words();  // what the library says of the data or model, in train's flags
 }
 
-std::vector<TrialResult> loader_sweep(TrainOptions base, const LoaderSweep& sweep, std::ostream& out) {
-  KILN_CHECK(!sweep.workers.empty() && !sweep.batch_sizes.empty(), "the loader sweep needs worker counts and batch sizes");
-  out << fmt::format("loader sweep on {}: {} per setting, {} on {}\n", base.data,
-                     sweep.steps > 0 ? fmt::format("{} steps", sweep.steps) : std::string("one epoch"), base.model,
-                     base.device);
+std::vector<TrialResult> loader_sweep(TrainOptions base, const LoaderSweep& sweep,
+                                      std::ostream& out) {
+  KILN_CHECK(!sweep.workers.empty() && !sweep.batch_sizes.empty(),
+             "the loader sweep needs worker counts and batch sizes");
+  out << fmt::format(
+      "loader sweep on {}: {} per setting, {} on {}\n", base.data,
+      sweep.steps > 0 ? fmt::format("{} steps", sweep.steps) : std::string("one epoch"), base.model,
+      base.device);
   std::vector<TrialResult> trials;
   for (std::int64_t batch : sweep.batch_sizes) {
     for (bool pin : pin_settings(base)) {
@@ -173,9 +189,10 @@ std::vector<TrialResult> loader_sweep(TrainOptions base, const LoaderSweep& swee
       if (t.batch_size == batch && !t.out_of_memory) of_batch.push_back(t);
     if (of_batch.empty()) continue;
     const TrialResult& best = fastest(of_batch);
-    out << fmt::format("batch {}: best --workers {}{} ({:.1f} s per epoch, {:.1f} % waiting for data)\n", batch,
-                       best.workers, best.pin_memory ? " --pin-memory" : "", best.epoch_seconds,
-                       best.data_wait_percent);
+    out << fmt::format(
+        "batch {}: best --workers {}{} ({:.1f} s per epoch, {:.1f} % waiting for data)\n", batch,
+        best.workers, best.pin_memory ? " --pin-memory" : "", best.epoch_seconds,
+        best.data_wait_percent);
   }
   return trials;
 }

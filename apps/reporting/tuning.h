@@ -29,8 +29,9 @@ std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::
 
 // Batch sizes doubling from `start` until out of memory (or `limit` on the CPU); prints the
 // largest that fits and the one with the best throughput.
-std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out, std::int64_t start = 32,
-                                         std::int64_t limit = 65536, std::int64_t steps = 10);
+std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out,
+                                         std::int64_t start = 32, std::int64_t limit = 65536,
+                                         std::int64_t steps = 10);
 
 struct LoaderSweep {
   std::vector<int> workers{0, 1, 2, 4, 8, 16};
@@ -41,6 +42,7 @@ struct LoaderSweep {
 // Every workers x pinned memory (on where CUDA works) x batch size of `sweep`; prints the table
 // (epoch time, samples/s, data-wait share, GPU memory peak) and the best setting of each batch
 // size. On the CPU, a batch size that runs out of memory is reported and the sweep goes on.
-std::vector<TrialResult> loader_sweep(TrainOptions base, const LoaderSweep& sweep, std::ostream& out);
+std::vector<TrialResult> loader_sweep(TrainOptions base, const LoaderSweep& sweep,
+                                      std::ostream& out);
 
 }  // namespace kiln

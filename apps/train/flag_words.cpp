@@ -20,7 +20,8 @@ std::string TrainFlagWords::name(Setting setting) const {
     case Setting::measure_bf16: return "bench --device=cpu --precision bf16";
     case Setting::measure_batch: return "--find-batch-size";
     case Setting::epochs: return "--epochs";
-    case Setting::openmp_wait_policy: return "OMP_WAIT_POLICY=PASSIVE (train's own default: unset it)";
+    case Setting::openmp_wait_policy:
+      return "OMP_WAIT_POLICY=PASSIVE (train's own default: unset it)";
     case Setting::checkpoint_dir: return "--checkpoint";
     case Setting::keep_checkpoints: return "--keep-checkpoints";
     case Setting::bucket_mb: return "--bucket-mb";
@@ -30,11 +31,13 @@ std::string TrainFlagWords::name(Setting setting) const {
     case Setting::steps: return "--steps";
     case Setting::eval_interval: return "--eval-interval";
     case Setting::eval_iters: return "--eval-iters";
-    case Setting::max_steps: return "the step limit of --find-batch-size's and --tune-loader's trial runs";
+    case Setting::max_steps:
+      return "the step limit of --find-batch-size's and --tune-loader's trial runs";
     case Setting::clip_grad_norm: return "--clip-grad-norm";
     case Setting::gpu_device: return "--device=gpu";
     case Setting::cpu_device: return "--device=cpu";
-    case Setting::cpu_device_under_mpi: return "--device=cpu (under mpirun, gradients then go through MPI)";
+    case Setting::cpu_device_under_mpi:
+      return "--device=cpu (under mpirun, gradients then go through MPI)";
     case Setting::same_settings_on_every_rank: return "start every rank with the same command line";
     case Setting::nccl_communicators: return "--gpus, or --device=gpu under mpirun";
     case Setting::resume: return "--resume";
@@ -63,10 +66,12 @@ std::string TrainFlagWords::name(Setting setting) const {
     case Setting::run_test_data: return "--test-data";
     case Setting::run_test_share: return "--test-share";
     case Setting::run_weight_decay: return "--weight-decay";
-    case Setting::run_weight_decay_groups: return "the weight-decay groups (--no-weight-decay-groups)";
+    case Setting::run_weight_decay_groups:
+      return "the weight-decay groups (--no-weight-decay-groups)";
     case Setting::data_spec: return "--data";
     case Setting::context: return "the model's context";
-    case Setting::context_from_model: return "the model's context (a gpt:L-H-W-C model gives its own)";
+    case Setting::context_from_model:
+      return "the model's context (a gpt:L-H-W-C model gives its own)";
     case Setting::samples: return "--samples";
     case Setting::test_share: return "--test-share";
     case Setting::test_data: return "--test-data";

@@ -12,9 +12,9 @@ namespace kiln {
 
 class TrainFlagWords : public SettingWords {
  public:
-  std::string name(Setting setting) const override;                           // "--keep-checkpoints"
-  std::string phrase(const SettingValue& value) const override;               // "--workers 8"
-  std::string usage(Setting setting) const override;                          // "--checkpoint DIR"
+  std::string name(Setting setting) const override;                          // "--keep-checkpoints"
+  std::string phrase(const SettingValue& value) const override;              // "--workers 8"
+  std::string usage(Setting setting) const override;                         // "--checkpoint DIR"
   std::string join(const std::vector<std::string>& phrases) const override;  // "a b"
 };
 const TrainFlagWords& train_flag_words();

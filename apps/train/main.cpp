@@ -8,16 +8,16 @@
 
 #include <iostream>
 
+#include <kiln/core/openmp_wait_policy.h>
+#include <kiln/distributed/mpi_communicator.h>
+#include <kiln/distributed/rank_agreement.h>
+#include <kiln/kiln.h>
 #include "apps/reporting/tuning.h"
 #include "apps/support/number_flags.h"
 #include "apps/train/fault_injection.h"
 #include "apps/train/stop_signals.h"
 #include "apps/train/train_options.h"
 #include "apps/train/workers_flag.h"
-#include <kiln/core/openmp_wait_policy.h>
-#include <kiln/distributed/mpi_communicator.h>
-#include <kiln/distributed/rank_agreement.h>
-#include <kiln/kiln.h>
 
 namespace {
 
@@ -77,9 +77,10 @@ void add_options(CLI::App& app, kiln::TrainOptions& o, std::string& workers) {
   kiln::add_number_flag(app, "--eps", o.eps, "Adam's epsilon, > 0",
                         {.least = 0, .least_open = true})
       ->capture_default_str();
-  app.add_option("--schedule", o.schedule,
-                 "constant, step:N:G, multistep:A,B:G, exp:G, cosine[:MIN_LR[:DECAY_STEPS]] (nanoGPT's "
-                 "min_lr and lr_decay_iters), or warmup:N+<schedule>")
+  app.add_option(
+         "--schedule", o.schedule,
+         "constant, step:N:G, multistep:A,B:G, exp:G, cosine[:MIN_LR[:DECAY_STEPS]] (nanoGPT's "
+         "min_lr and lr_decay_iters), or warmup:N+<schedule>")
       ->capture_default_str();
   workers = std::to_string(o.workers);
   app.add_option("--workers", workers,

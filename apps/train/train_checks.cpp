@@ -10,14 +10,14 @@
 #include <fstream>
 #include <vector>
 
+#include "apps/train/workers_flag.h"
 #include "kiln/core/error.h"
 #include "kiln/core/host_memory.h"
-#include "kiln/distributed/rank_agreement.h"
 #include "kiln/data/data_loader.h"
-#include "kiln/spec/data_spec.h"
+#include "kiln/distributed/rank_agreement.h"
 #include "kiln/layers/loss.h"
+#include "kiln/spec/data_spec.h"
 #include "kiln/spec/optimizer_spec.h"
-#include "apps/train/workers_flag.h"
 
 namespace kiln {
 
@@ -41,7 +41,8 @@ void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
   // Features and targets: an int32 label, or the float values of a regression target.
   const std::int64_t target_values = train.has_class_labels() ? 1 : train.target_shape().numel();
   const double batch_bytes = static_cast<double>(o.batch_size / world) *
-                             static_cast<double>(train.sample_shape().numel() + target_values) * 4.0;
+                             static_cast<double>(train.sample_shape().numel() + target_values) *
+                             4.0;
   const auto memory = static_cast<double>(host_memory_bytes());
   KILN_CHECK(memory <= 0 || slots * batch_bytes < memory,
              "--batch-size {} with --workers {} needs {:.1f} GiB of host batch slots ({:.0f} "
@@ -80,19 +81,20 @@ RunDescription run_description(const TrainOptions& o) {
 }
 
 std::map<std::string, std::string> legacy_run_settings(const TrainOptions& o) {
-  std::map<std::string, std::string> settings{{"--model", o.model},
-                                              {"--data", o.data},
-                                              {"--samples", std::to_string(o.samples)},
-                                              {"--batch-size", std::to_string(o.batch_size)},
-                                              {"--optimizer", o.optimizer},
-                                              {"--lr", fmt::format("{}", o.lr)},
-                                              {"--weight-decay", fmt::format("{}", effective_weight_decay(o))},
-                                              {"--schedule", o.schedule},
-                                              {"--seed", std::to_string(o.seed)},
-                                              {"--no-shuffle", o.shuffle ? "off" : "on"},
-                                              {"--loss", canonical_loss_name(o.loss)},
-                                              {"--test-share", fmt::format("{}", o.test_share.value_or(kDefaultTestShare))},
-                                              {"--test-data", o.test_data}};
+  std::map<std::string, std::string> settings{
+      {"--model", o.model},
+      {"--data", o.data},
+      {"--samples", std::to_string(o.samples)},
+      {"--batch-size", std::to_string(o.batch_size)},
+      {"--optimizer", o.optimizer},
+      {"--lr", fmt::format("{}", o.lr)},
+      {"--weight-decay", fmt::format("{}", effective_weight_decay(o))},
+      {"--schedule", o.schedule},
+      {"--seed", std::to_string(o.seed)},
+      {"--no-shuffle", o.shuffle ? "off" : "on"},
+      {"--loss", canonical_loss_name(o.loss)},
+      {"--test-share", fmt::format("{}", o.test_share.value_or(kDefaultTestShare))},
+      {"--test-data", o.test_data}};
   if (o.optimizer == "adam" || o.optimizer == "adamw") {
     settings["--beta1"] = fmt::format("{}", o.beta1);
     settings["--beta2"] = fmt::format("{}", o.beta2);
@@ -109,7 +111,9 @@ void check_same_options_on_every_rank(const TrainOptions& o, Communicator& comm)
                      {"--resume", o.resume ? "on" : "off"},
                      {"--init", o.init},
                      {"TrainOptions::evaluate", o.evaluate ? "on" : "off"}},
-                    comm, fmt::format("the ranks of this job ({}) were started with different options", comm.describe()),
+                    comm,
+                    fmt::format("the ranks of this job ({}) were started with different options",
+                                comm.describe()),
                     "start every rank with the same command line");
 }
 

@@ -16,8 +16,8 @@ namespace kiln {
 void check_batch_fits(const TrainOptions& o, const Dataset& train, int world);
 
 // Throws RanksDisagree on every rank when the ranks were given other values of the flags the
-// Trainer's record does not hold (--epochs, --resume, --init, TrainOptions::evaluate), naming each with
-// each rank's value; the Trainer compares the rest (TrainerOptions::run, --precision,
+// Trainer's record does not hold (--epochs, --resume, --init, TrainOptions::evaluate), naming each
+// with each rank's value; the Trainer compares the rest (TrainerOptions::run, --precision,
 // --bucket-mb, ...).
 void check_same_options_on_every_rank(const TrainOptions& options, Communicator& comm);
 

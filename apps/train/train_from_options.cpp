@@ -39,8 +39,8 @@ namespace {
 void check_options(const TrainOptions& o) {
   KILN_CHECK(o.epochs >= 1, "--epochs must be at least 1, found {}", o.epochs);
   KILN_CHECK(o.steps >= 0 && o.eval_interval >= 0 && o.eval_iters >= 0,
-             "--steps ({}), --eval-interval ({}) and --eval-iters ({}) must be >= 0", o.steps, o.eval_interval,
-             o.eval_iters);
+             "--steps ({}), --eval-interval ({}) and --eval-iters ({}) must be >= 0", o.steps,
+             o.eval_interval, o.eval_iters);
   KILN_CHECK(o.steps > 0 || (o.eval_interval == 0 && o.eval_iters == 0),
              "--eval-interval and --eval-iters belong to a run counted in steps: give --steps N");
   KILN_CHECK(o.batch_size >= 1, "--batch-size must be at least 1, found {}", o.batch_size);
@@ -55,9 +55,10 @@ void check_options(const TrainOptions& o) {
   // --bucket-mb, --keep-checkpoints, --precision and --cuda-graph: the Trainer checks them.
   KILN_CHECK(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint DIR");
   KILN_CHECK(o.tensorboard_histograms == 0 || !o.tensorboard_dir.empty(),
-             "--tensorboard-histograms {} needs --tensorboard DIR to write them to", o.tensorboard_histograms);
-  KILN_CHECK(o.dist_timeout_s >= 0, "--dist-timeout must be >= 0 seconds (0: no watchdog), found {}",
-             o.dist_timeout_s);
+             "--tensorboard-histograms {} needs --tensorboard DIR to write them to",
+             o.tensorboard_histograms);
+  KILN_CHECK(o.dist_timeout_s >= 0,
+             "--dist-timeout must be >= 0 seconds (0: no watchdog), found {}", o.dist_timeout_s);
 }
 
 void print_header(const TrainOptions& o, std::ostream& out, Device device, const DataSplits& data,
@@ -65,15 +66,20 @@ void print_header(const TrainOptions& o, std::ostream& out, Device device, const
                   const Optimizer& optimizer) {
   out << fmt::format("kiln train: {} on {} ({}), {}\n", o.model, device.str(), device_name(device),
                      data.train->describe());
-  out << fmt::format("  test: {}\n", data.test ? data.test->describe() : "none (--test-share 0): nothing is evaluated");
-  out << fmt::format("  {} parameters; batch {}, {} lr {} ({}), {} workers{}, {} CPU threads, {} matrix products\n",
-                     net.parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule,
-                     o.workers_auto ? std::string("auto") : std::to_string(o.workers),
-                     o.pin_memory ? " pinned" : "", num_threads(), o.precision);
+  out << fmt::format("  test: {}\n", data.test ? data.test->describe()
+                                               : "none (--test-share 0): nothing is evaluated");
+  out << fmt::format(
+      "  {} parameters; batch {}, {} lr {} ({}), {} workers{}, {} CPU threads, {} matrix "
+      "products\n",
+      net.parameter_count(), o.batch_size, o.optimizer, o.lr, o.schedule,
+      o.workers_auto ? std::string("auto") : std::to_string(o.workers),
+      o.pin_memory ? " pinned" : "", num_threads(), o.precision);
   out << weight_decay_line(o, optimizer);
   if (device.is_cpu()) out << fmt::format("  CPU compute: {}\n", cpu_compute_description());
-  if (device.is_cpu() && parse_matmul_precision(o.precision) == MatmulPrecision::bf16 && !cpu_has_bf16_instructions())
-    out << "  bf16 on this CPU: inputs rounded to bf16 as on one with bf16 instructions, but no faster "
+  if (device.is_cpu() && parse_matmul_precision(o.precision) == MatmulPrecision::bf16 &&
+      !cpu_has_bf16_instructions())
+    out << "  bf16 on this CPU: inputs rounded to bf16 as on one with bf16 instructions, but no "
+           "faster "
            "(it has neither AVX-512 bf16 nor AMX); --precision fp32 is as fast and exact\n";
   if (comm.world_size() > 1) {
     const std::optional<MpiLaunch> launch = mpi_launch_from_environment();
@@ -88,14 +94,16 @@ void print_header(const TrainOptions& o, std::ostream& out, Device device, const
 
 // The observers of --tensorboard and --report, made before the Trainer (as --log-json's file is
 // opened by it), so a bad folder fails before any training.
-std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o, const Module& model) {
+std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o,
+                                                           const Module& model) {
   std::vector<std::shared_ptr<TrainingObserver>> outputs;
   if (!o.tensorboard_dir.empty())
     outputs.push_back(std::make_shared<TensorBoardLogger>(
         o.tensorboard_dir, TensorBoardLoggerOptions{o.tensorboard_histograms, &model}));
   if (!o.report_dir.empty())
     outputs.push_back(std::make_shared<RunReport>(
-        o.report_dir, RunReportOptions{fmt::format("kiln train: {} on {}", o.model, o.data), &train_flag_words()}));
+        o.report_dir, RunReportOptions{fmt::format("kiln train: {} on {}", o.model, o.data),
+                                       &train_flag_words()}));
   return outputs;
 }
 
@@ -117,15 +125,17 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   check_file_flags_are_used(o);
   check_outputs_are_no_inputs(o);
   const int world = comm.world_size();
-  KILN_CHECK(o.batch_size % world == 0,
-             "--batch-size {} is the global batch and must split evenly over the {} ranks; use a multiple "
-             "of {}",
-             o.batch_size, world, world);
+  KILN_CHECK(
+      o.batch_size % world == 0,
+      "--batch-size {} is the global batch and must split evenly over the {} ranks; use a multiple "
+      "of {}",
+      o.batch_size, world, world);
   if (o.threads > 0) set_num_threads(o.threads);
   const Device device = comm.device().is_cuda() ? comm.device() : Device::parse(o.device);
   if (device.is_cuda())
-    KILN_CHECK(cuda_available(), "--device={} asks for a GPU, but none can be used: {}; use --device=cpu",
-               o.device, cuda_unavailable_reason());
+    KILN_CHECK(cuda_available(),
+               "--device={} asks for a GPU, but none can be used: {}; use --device=cpu", o.device,
+               cuda_unavailable_reason());
   check_same_options_on_every_rank(o, comm);
 
   TrainerOptions t;
@@ -151,14 +161,16 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   const auto faults = std::make_shared<FaultInjection>();  // a bad KILN_INJECT_FAULT fails here
 
   Generator gen(o.seed);
-  const DataSplits data = open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data, model_context(o.model)});
+  const DataSplits data =
+      open_data(o.data, {o.samples, o.seed, o.test_share, o.test_data, model_context(o.model)});
   t.vocabulary = data.vocabulary;
   // Token windows: a label per position, so cross-entropy over the sequence.
-  const bool sequence_labels = data.train->has_class_labels() && data.train->target_shape().rank() >= 1;
+  const bool sequence_labels =
+      data.train->has_class_labels() && data.train->target_shape().rank() >= 1;
   const std::unique_ptr<Loss> loss = make_loss(o.loss, sequence_labels);
   check_loss_fits_targets(*loss, data.train->has_class_labels(), data.train->describe());
-  OptimizerSettings optimizer_settings{o.momentum, o.nesterov, o.beta1,
-                                       o.beta2,    o.eps,      effective_weight_decay(o), {}};
+  OptimizerSettings optimizer_settings{
+      o.momentum, o.nesterov, o.beta1, o.beta2, o.eps, effective_weight_decay(o), {}};
   // Refused with the figures before seconds of allocation, when it cannot fit (a batch larger
   // than the data is check_batch_fits' to refuse, below).
   check_model_fits(o.model, data.train->sample_shape(), output_width(*data.train),
@@ -187,7 +199,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   lo.rank = 0;  // each rank evaluates its own contiguous shard, every sample once over all ranks
   lo.world_size = 1;
   std::unique_ptr<DataLoader> test_loader;  // none without a test split (--test-share 0)
-  if (data.test) test_loader = std::make_unique<DataLoader>(evaluation_shard(data.test, comm.rank(), world), lo);
+  if (data.test)
+    test_loader = std::make_unique<DataLoader>(evaluation_shard(data.test, comm.rank(), world), lo);
 
   optimizer_settings.decays = weight_decay_groups(o, *model.net);
   const std::unique_ptr<Optimizer> optimizer =
@@ -196,7 +209,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   Trainer trainer(*model.net, *optimizer, *loss, t);
   trainer.add_observer(faults);
   for (const auto& output : outputs) trainer.add_observer(output);
-  const std::int64_t run_steps = o.steps > 0 ? o.steps : trainer.steps_per_epoch(train_loader) * o.epochs;
+  const std::int64_t run_steps =
+      o.steps > 0 ? o.steps : trainer.steps_per_epoch(train_loader) * o.epochs;
   trainer.set_schedule(parse_schedule(o.schedule, o.lr, run_steps));
   if (o.resume)
     KILN_CHECK(trainer.resume(),
@@ -206,7 +220,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
   if (!o.quiet) print_header(o, out, device, data, *model.net, comm, train_loader, *optimizer);
 
   DataLoader* test = o.evaluate ? test_loader.get() : nullptr;
-  const FitResult fit = o.steps > 0 ? trainer.fit_steps(train_loader, test) : trainer.fit(train_loader, o.epochs, test);
+  const FitResult fit = o.steps > 0 ? trainer.fit_steps(train_loader, test)
+                                    : trainer.fit(train_loader, o.epochs, test);
   TrainResult result;
   result.epochs = fit.epochs;
   result.diagnosis = fit.diagnosis;
@@ -217,8 +232,8 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
 
 }  // namespace
 
-TrainResult train_replica(const TrainOptions& options, std::ostream& out, const std::atomic<bool>* stop,
-                          Communicator& comm) {
+TrainResult train_replica(const TrainOptions& options, std::ostream& out,
+                          const std::atomic<bool>* stop, Communicator& comm) {
   try {
     return train_replica_in_api_words(options, out, stop, comm);
   } catch (...) {

@@ -46,9 +46,11 @@ struct TrainOptions {
   std::string schedule = "cosine";
   int workers = 2;
   // --workers auto: the Trainer tries worker counts (and pinned memory on a GPU without
-  // pin_memory) at the start and keeps the fastest (TrainerOptions::loader_tuning); `workers` unused.
+  // pin_memory) at the start and keeps the fastest (TrainerOptions::loader_tuning); `workers`
+  // unused.
   bool workers_auto = false;
-  LoaderTuningOptions loader_tuning;  // what --workers auto tries (its pin_memory: see workers_flag.h)
+  LoaderTuningOptions
+      loader_tuning;  // what --workers auto tries (its pin_memory: see workers_flag.h)
   bool pin_memory = false;
   bool shuffle = true;
   int threads = 0;  // CPU threads; 0 keeps the default (all cores)
@@ -60,15 +62,16 @@ struct TrainOptions {
   std::string checkpoint_dir;  // empty: no checkpoints
   int keep_checkpoints = 2;    // the newest checkpoints kept in checkpoint_dir
   bool resume = false;         // continue from checkpoint_dir's checkpoint, which must exist
-  std::string init;      // safetensors weights to start from
-  std::string log_json;  // JSON lines, one per epoch
+  std::string init;            // safetensors weights to start from
+  std::string log_json;        // JSON lines, one per epoch
   // Run outputs (rank 0): TensorBoard event files (training/tensorboard_logger.h) and the HTML run
   // report (training/run_report.h), each in a folder created if missing; empty: none.
   std::string tensorboard_dir;
-  std::int64_t tensorboard_histograms = 0;  // weight and gradient histograms every N epochs (0: none)
+  std::int64_t tensorboard_histograms =
+      0;  // weight and gradient histograms every N epochs (0: none)
   std::string report_dir;
   bool quiet = false;
-  bool evaluate = true;  // run the test split after each epoch
+  bool evaluate = true;        // run the test split after each epoch
   std::int64_t max_steps = 0;  // stop after this many steps of each epoch (0: whole epochs)
 
   // A run counted in steps (TrainerOptions::steps): --steps N trains N steps in all (epochs is
@@ -89,7 +92,7 @@ struct TrainOptions {
 
 struct TrainResult {
   std::vector<EpochReport> epochs;
-  Diagnosis diagnosis;  // of the last epoch
+  Diagnosis diagnosis;       // of the last epoch
   bool interrupted = false;  // stopped early by a request (Ctrl-C); a checkpoint was written
   int world_size = 1;        // ranks that trained together
 };
@@ -99,11 +102,12 @@ struct TrainResult {
 // saved (with a checkpoint folder) and training returns.
 // Runs alone, as the ranks of an mpirun job, or as one replica thread per GPU of --gpus, as the
 // options and the environment say (training/train_launch.cpp).
-TrainResult train(const TrainOptions& options, std::ostream& out, const std::atomic<bool>* stop = nullptr);
+TrainResult train(const TrainOptions& options, std::ostream& out,
+                  const std::atomic<bool>* stop = nullptr);
 
 // One replica of a data-parallel job: this rank's share of every batch, gradients averaged over
 // `comm` (which also decides the device for GPU replicas). `out` is written by rank 0 only.
-TrainResult train_replica(const TrainOptions& options, std::ostream& out, const std::atomic<bool>* stop,
-                          Communicator& comm);
+TrainResult train_replica(const TrainOptions& options, std::ostream& out,
+                          const std::atomic<bool>* stop, Communicator& comm);
 
 }  // namespace kiln

@@ -29,7 +29,8 @@ std::string weight_decay_groups_name(const TrainOptions& o) {
   return groups_apply(o) ? "matrices" : "all";
 }
 
-std::function<bool(const Parameter&)> weight_decay_groups(const TrainOptions& o, const Module& net) {
+std::function<bool(const Parameter&)> weight_decay_groups(const TrainOptions& o,
+                                                          const Module& net) {
   if (!groups_apply(o)) return {};
   const auto* gpt = dynamic_cast<const Gpt*>(&net);
   KILN_CHECK(gpt != nullptr, "--model {} built a {}, not a GPT; its weight-decay groups need one",
@@ -43,9 +44,10 @@ std::string weight_decay_line(const TrainOptions& o, const Optimizer& optimizer)
   const std::size_t all = optimizer.parameters().size();
   if (adam != nullptr && adam->options().decays) {
     const std::size_t decayed = adam->decayed_count();
-    return fmt::format("  weight decay {} on {} matrices, 0 on {} others (biases, LayerNorms, "
-                       "embeddings)\n",
-                       decay, decayed, all - decayed);
+    return fmt::format(
+        "  weight decay {} on {} matrices, 0 on {} others (biases, LayerNorms, "
+        "embeddings)\n",
+        decay, decayed, all - decayed);
   }
   if (decay == 0.0f) return "";
   return fmt::format("  weight decay {} on every parameter ({})\n", decay, all);

@@ -21,10 +21,11 @@ void set_workers_flag(const std::string& value, TrainOptions& o) {
   }
   int workers = -1;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), workers);
-  KILN_CHECK(!value.empty() && ec == std::errc() && end == value.data() + value.size(),
-             "--workers takes a number of loader threads (0: load in the training thread) or auto (try "
-             "settings at the start and keep the fastest), found '{}'",
-             value);
+  KILN_CHECK(
+      !value.empty() && ec == std::errc() && end == value.data() + value.size(),
+      "--workers takes a number of loader threads (0: load in the training thread) or auto (try "
+      "settings at the start and keep the fastest), found '{}'",
+      value);
   o.workers = workers;
   o.workers_auto = false;
 }
@@ -38,8 +39,9 @@ std::optional<LoaderTuningOptions> loader_tuning_of(const TrainOptions& o, Devic
 
 int most_workers(const TrainOptions& o) {
   if (!o.workers_auto) return o.workers;
-  const std::vector<int> tried =
-      o.loader_tuning.worker_counts.empty() ? worker_candidates(machine_cores()) : o.loader_tuning.worker_counts;
+  const std::vector<int> tried = o.loader_tuning.worker_counts.empty()
+                                     ? worker_candidates(machine_cores())
+                                     : o.loader_tuning.worker_counts;
   return *std::max_element(tried.begin(), tried.end());
 }
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
+#include "apps/train/train_options.h"
 #include "kiln/core/device.h"
 #include "kiln/data/loader_tuning.h"
-#include "apps/train/train_options.h"
 
 namespace kiln {
 

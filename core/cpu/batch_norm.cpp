@@ -123,9 +123,8 @@ void eval_kernel(op::BatchNormForwardEval& o) {
 }
 void backward_kernel(op::BatchNormBackward& o) {
   batch_norm_backward(o.s.n, o.s.c, o.s.l, o.x.data<float>(), o.dy.data<float>(),
-                      o.gamma.data<float>(), o.save_mean.data<float>(),
-                      o.save_invstd.data<float>(), o.dx.data<float>(), o.dgamma.data<float>(),
-                      o.dbeta.data<float>());
+                      o.gamma.data<float>(), o.save_mean.data<float>(), o.save_invstd.data<float>(),
+                      o.dx.data<float>(), o.dgamma.data<float>(), o.dbeta.data<float>());
 }
 
 const RegisterKernel<op::BatchNormForwardTrain> kTrain(Backend::reference, train_kernel, "fp32",

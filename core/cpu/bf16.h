@@ -1,5 +1,5 @@
-// bfloat16 rounding for the CPU's MatmulPrecision::bf16 products: the upper 16 bits of a float32 rounded to
-// nearest even, NaN kept NaN. Both CPU paths round with it, so they see the same inputs.
+// bfloat16 rounding for the CPU's MatmulPrecision::bf16 products: the upper 16 bits of a float32
+// rounded to nearest even, NaN kept NaN. Both CPU paths round with it, so they see the same inputs.
 #pragma once
 
 #include <cstdint>

@@ -73,7 +73,9 @@ void col2im(const Window2d& g, const float* col, float* dx) {
 constexpr Index kMaxChunks = 16;
 constexpr Index kMaxPartialFloats = Index{16} << 20;  // 64 MiB
 
-bool use_onednn(const Window2d& g) { return onednn::active() && g.n > 0 && onednn::supports_conv(g); }
+bool use_onednn(const Window2d& g) {
+  return onednn::active() && g.n > 0 && onednn::supports_conv(g);
+}
 
 }  // namespace
 
@@ -165,9 +167,8 @@ void backward_filter_kernel(op::Conv2dBackwardFilter& o) {
 
 const RegisterKernel<op::Conv2dForward> kForward(Backend::reference, forward_kernel, "fp32 bf16",
                                                  "kiln");
-const RegisterKernel<op::Conv2dBackwardData> kBackwardData(Backend::reference,
-                                                           backward_data_kernel, "fp32 bf16",
-                                                           "kiln");
+const RegisterKernel<op::Conv2dBackwardData> kBackwardData(Backend::reference, backward_data_kernel,
+                                                           "fp32 bf16", "kiln");
 const RegisterKernel<op::Conv2dBackwardFilter> kBackwardFilter(Backend::reference,
                                                                backward_filter_kernel, "fp32 bf16",
                                                                "kiln");

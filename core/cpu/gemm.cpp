@@ -1,9 +1,10 @@
 // CPU GEMM: c (m, n) = alpha * op(a) @ op(b) + beta * c on row-major buffers, through oneDNN's
 // matmul when that path is selected (core/cpu_compute.h); else, the reference, through OpenBLAS's
 // sgemm when kiln was built with its OpenMP build (cmake/KilnBlas.cmake), or Eigen's blocked,
-// vectorised product. Under MatmulPrecision::bf16 the inputs are rounded to bf16 on both paths. Both parallelise over OpenMP's thread pool (core/parallel.h), the same pool
-// kiln's own loops use. beta == 0 overwrites c without reading it (as BLAS does), so
-// uninitialised or NaN output memory never leaks into the result.
+// vectorised product. Under MatmulPrecision::bf16 the inputs are rounded to bf16 on both paths.
+// Both parallelise over OpenMP's thread pool (core/parallel.h), the same pool kiln's own loops use.
+// beta == 0 overwrites c without reading it (as BLAS does), so uninitialised or NaN output memory
+// never leaks into the result.
 #include <Eigen/Core>
 #if KILN_OPENBLAS
 #include <cblas.h>
@@ -64,10 +65,10 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
     b = rounded_to_bf16(b, k * n, 1);
   }
 #if KILN_OPENBLAS
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
-              static_cast<blasint>(trans_a ? m : k), b, static_cast<blasint>(trans_b ? k : n), beta, c,
-              static_cast<blasint>(n));
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+              static_cast<blasint>(k), alpha, a, static_cast<blasint>(trans_a ? m : k), b,
+              static_cast<blasint>(trans_b ? k : n), beta, c, static_cast<blasint>(n));
 #else
   // a is stored (m, k), or (k, m) when transposed; likewise b is (k, n) or (n, k).
   const ConstMatrixMap a_map(a, trans_a ? k : m, trans_a ? m : k);

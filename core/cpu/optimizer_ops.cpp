@@ -5,8 +5,8 @@
 // bf16 copy, where it keeps one, is written in the update's own pass.
 #include <cmath>
 
-#include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu/backend.h"
+#include "kiln/core/cpu/bf16.h"
 #include "kiln/core/cpu/parallel_loop.h"
 #include "kiln/core/ops/optimizer_ops.h"
 
@@ -27,7 +27,9 @@ void update_each(Index n, float* p, std::uint16_t* copy, const Update& update) {
   });
 }
 
-std::uint16_t* copy_of(std::uint16_t* const* copies, int t) { return copies != nullptr ? copies[t] : nullptr; }
+std::uint16_t* copy_of(std::uint16_t* const* copies, int t) {
+  return copies != nullptr ? copies[t] : nullptr;
+}
 
 }  // namespace
 

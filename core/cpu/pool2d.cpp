@@ -41,7 +41,8 @@ void max_pool2x2(const Window2d& g, const float* x, float* y, std::int32_t* argm
   std::vector<std::int32_t> corner(static_cast<std::size_t>(out_plane));
   for (Index oh = 0; oh < g.oh; ++oh)
     for (Index ow = 0; ow < g.ow; ++ow)
-      corner[static_cast<std::size_t>(oh * g.ow + ow)] = static_cast<std::int32_t>(2 * oh * g.w + 2 * ow);
+      corner[static_cast<std::size_t>(oh * g.ow + ow)] =
+          static_cast<std::int32_t>(2 * oh * g.w + 2 * ow);
   const std::int32_t* __restrict corners = corner.data();
   const auto windows = static_cast<std::int32_t>(out_plane);
 #pragma omp parallel for if (planes * out_plane > 4096) schedule(static)

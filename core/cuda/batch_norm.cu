@@ -3,8 +3,8 @@
 // order: the same bits every run); the float expressions after the sums are the CPU's
 // (core/cpu/batch_norm.cpp) term for term, with explicit fmas where both sides must round alike
 // (the evaluation forward, elementwise, then matches the CPU to the bit).
-#include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/batch_norm.h"
+#include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/launch.cuh"
 
 namespace kiln::cuda {

@@ -8,12 +8,13 @@ namespace kiln::detail {
 
 void throw_library_error(const char* library, int status, const char* status_name,
                          const char* description, const char* call, const char* file, int line) {
-  const bool out_of_memory = std::string_view(library) == "CUDA" && status == cudaErrorMemoryAllocation;
-  throw_error(file, line,
-              fmt::format("{} call failed with {} ({}): {}{}", library, status_name, status,
-                          description,
-                          out_of_memory ? "; the GPU is out of memory, try a smaller batch" : "")
-                  + fmt::format(" [in {}]", call));
+  const bool out_of_memory =
+      std::string_view(library) == "CUDA" && status == cudaErrorMemoryAllocation;
+  throw_error(
+      file, line,
+      fmt::format("{} call failed with {} ({}): {}{}", library, status_name, status, description,
+                  out_of_memory ? "; the GPU is out of memory, try a smaller batch" : "") +
+          fmt::format(" [in {}]", call));
 }
 
 void log_library_error(const char* library, int status, const char* status_name,

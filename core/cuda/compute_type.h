@@ -26,8 +26,9 @@ inline cublasComputeType_t lt_compute_type(MatmulPrecision precision) {
   return precision == MatmulPrecision::fp32 ? CUBLAS_COMPUTE_32F : compute_type(precision);
 }
 
-// The cuBLAS handle's math mode to go with compute_type: pedantic math for fp32, so that no setting anywhere lets
-// cuBLAS pick a reduced-precision kernel; the default otherwise, so that the compute type decides.
+// The cuBLAS handle's math mode to go with compute_type: pedantic math for fp32, so that no setting
+// anywhere lets cuBLAS pick a reduced-precision kernel; the default otherwise, so that the compute
+// type decides.
 inline cublasMath_t math_mode(MatmulPrecision precision) {
   return precision == MatmulPrecision::fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH;
 }

@@ -10,9 +10,9 @@
 #include <mutex>
 
 #include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/conv2d.h"
 #include "kiln/core/cuda/cudnn_check.h"
 #include "kiln/core/cuda/cudnn_runtime.h"
-#include "kiln/core/cuda/conv2d.h"
 
 namespace kiln::cuda {
 

@@ -16,6 +16,6 @@ inline const char* cudnn_status_description(cudnnStatus_t) {
 }
 }  // namespace kiln::detail
 
-#define KILN_CUDNN_CHECK(call)                                                           \
+#define KILN_CUDNN_CHECK(call)                                                               \
   KILN_LIBRARY_CHECK("cuDNN", call, CUDNN_STATUS_SUCCESS, ::kiln::detail::cudnn_status_name, \
                      ::kiln::detail::cudnn_status_description)

@@ -5,8 +5,8 @@
 // host; the sum of squares is deterministic (fixed-order partials in double, no atomics).
 #include "kiln/core/caching_allocator.h"
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/optimizer_ops.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/cuda/optimizer_ops.h"
 #include "kiln/core/cuda/stream_scratch.cuh"
 
 namespace kiln::cuda {
@@ -194,7 +194,6 @@ __global__ void __launch_bounds__(kThreads)
   for (Index i = w.begin + threadIdx.x; i < w.end; i += kThreads) x[i] = clamp_value(x[i], lo, hi);
 }
 
-
 }  // namespace
 
 void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
@@ -216,8 +215,8 @@ void sgd_step(int count, const Index* sizes, float* const* params, const float* 
 
 void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
                float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& c,
-               const AdamScalars& s, const StepRowsOnDevice& per_step,
-               const std::uint8_t* decayed, cudaStream_t stream) {
+               const AdamScalars& s, const StepRowsOnDevice& per_step, const std::uint8_t* decayed,
+               cudaStream_t stream) {
   multi_tensor_apply<AdamArgs>(
       count, sizes,
       [&](AdamArgs& a, int slot, int t) {

@@ -1,5 +1,6 @@
-// The launches of core/cuda/optimizer_ops.cu on raw device pointers, queued on `stream`; every launch
-// is checked and none synchronises the host. core/cuda/optimizer_ops.cpp registers them in the op table.
+// The launches of core/cuda/optimizer_ops.cu on raw device pointers, queued on `stream`; every
+// launch is checked and none synchronises the host. core/cuda/optimizer_ops.cpp registers them in
+// the op table.
 #pragma once
 
 #include "kiln/core/cuda/backend.h"

@@ -38,8 +38,9 @@ const DeviceCount& probe_devices() {
       (void)cudaRuntimeGetVersion(&runtime_version);
       (void)cudaDriverGetVersion(&driver_version);
       result.reason = ::kiln::detail::describe_cuda_unavailable(
-          {cudaGetErrorName(status), cudaGetErrorString(status), status == cudaErrorInsufficientDriver,
-           std::filesystem::exists("/proc/driver/nvidia"), runtime_version, driver_version});
+          {cudaGetErrorName(status), cudaGetErrorString(status),
+           status == cudaErrorInsufficientDriver, std::filesystem::exists("/proc/driver/nvidia"),
+           runtime_version, driver_version});
       (void)cudaGetLastError();  // clear the sticky-free error so later calls start clean
     } else if (result.count == 0) {
       result.reason = "the CUDA driver reports no devices";
@@ -83,8 +84,8 @@ template <typename Handle> Pool<Handle>& pool() {
 // the pools when the thread ends.
 struct ThreadState {
   int current_device = -1;
-  std::unordered_map<int, cudaStream_t> current_stream;   // as set by StreamGuard
-  std::unordered_map<int, cudaStream_t> default_stream;   // taken from the pool
+  std::unordered_map<int, cudaStream_t> current_stream;  // as set by StreamGuard
+  std::unordered_map<int, cudaStream_t> default_stream;  // taken from the pool
   std::unordered_map<int, cublasHandle_t> cublas;
   ~ThreadState() {
     for (auto [device, s] : default_stream) pool<cudaStream_t>().give_back(device, s);
@@ -234,7 +235,8 @@ void set_device(int device) {
 }
 
 void* pinned_allocate(std::size_t bytes) {
-  KILN_CHECK(device_count() > 0, "pinned host memory needs a CUDA driver: {}", unavailable_reason());
+  KILN_CHECK(device_count() > 0, "pinned host memory needs a CUDA driver: {}",
+             unavailable_reason());
   void* ptr = nullptr;
   KILN_CUDA_CHECK(cudaHostAlloc(&ptr, std::max<std::size_t>(bytes, 1), cudaHostAllocPortable));
   auto& c = pinned_counters();
@@ -321,7 +323,8 @@ DeviceMemoryInfo memory_info(int device) {
 
 cudaStream_t current_stream(int device) {
   ThreadState& state = thread_state();
-  if (auto it = state.current_stream.find(device); it != state.current_stream.end()) return it->second;
+  if (auto it = state.current_stream.find(device); it != state.current_stream.end())
+    return it->second;
   auto it = state.default_stream.find(device);
   if (it == state.default_stream.end())
     it = state.default_stream.emplace(device, pool<cudaStream_t>().take(device, make_stream)).first;
@@ -402,7 +405,8 @@ void record_use_from_device(int device, const void* ptr, cudaStream_t stream, in
 
 bool stream_capturing(const void* stream) noexcept {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(const_cast<void*>(stream)), &status) != cudaSuccess) {
+  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(const_cast<void*>(stream)), &status) !=
+      cudaSuccess) {
     (void)cudaGetLastError();
     return capture_in_progress();  // unknown: assume the worst while anything captures
   }
@@ -447,7 +451,8 @@ bool query_event(void* event) {
 float event_elapsed_ms(void* start, void* end) {
   synchronize_event(end);
   float ms = 0.0f;
-  KILN_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)));
+  KILN_CUDA_CHECK(
+      cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)));
   return ms;
 }
 

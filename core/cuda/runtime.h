@@ -22,10 +22,10 @@ struct DeviceMemoryInfo;
 
 namespace kiln::cuda {
 
-int device_count();                  // 0 when no device or driver answers
-std::string unavailable_reason();    // the driver's words when device_count() is 0
-void set_device(int device);         // cheap when already current for this thread
-void check_device(int device);       // throws unless 0 <= device < device_count()
+int device_count();                // 0 when no device or driver answers
+std::string unavailable_reason();  // the driver's words when device_count() is 0
+void set_device(int device);       // cheap when already current for this thread
+void check_device(int device);     // throws unless 0 <= device < device_count()
 std::string device_name(int device);
 std::string pci_bus_id(int device);  // "0000:3b:00.0", as NVML names devices
 
@@ -60,7 +60,7 @@ void record_use_from_device(int device, const void* ptr, cudaStream_t stream, in
 // Whether `stream` (a cudaStream_t) is being captured into a graph now.
 bool stream_capturing(const void* stream) noexcept;
 
-void* create_event(int device);  // with timing
+void* create_event(int device);   // with timing
 void destroy_event(void* event);  // logs, never throws
 void record_event(void* event, cudaStream_t stream);
 void synchronize_event(void* event);

@@ -20,10 +20,11 @@ void BatchedGemm::check() {
   k = trans_a ? a.size(1) : a.size(2);
   const std::int64_t kb = trans_b ? b.size(2) : b.size(1);
   n = trans_b ? b.size(1) : b.size(2);
-  KILN_CHECK(b.size(0) == batch && kb == k,
-             "{}: op(a) is ({}, {}, {}) but op(b) is ({}, {}, {}); the batches and inner sizes must "
-             "agree",
-             kName, batch, m, k, b.size(0), kb, n);
+  KILN_CHECK(
+      b.size(0) == batch && kb == k,
+      "{}: op(a) is ({}, {}, {}) but op(b) is ({}, {}, {}); the batches and inner sizes must "
+      "agree",
+      kName, batch, m, k, b.size(0), kb, n);
   detail::check_shape(kName, {"out", &out}, Shape{batch, m, n});
 }
 

@@ -17,7 +17,8 @@ void check_embedding(const char* op, const Tensor& ids, const Tensor& table, con
   detail::check_operands(op, {{table_name, &table}, {rows_name, &rows}}, DType::f32);
   detail::check_same_device(op, {{table_name, &table}, {"ids", &ids}, {rows_name, &rows}});
   KILN_CHECK(table.rank() == 2 && table.size(0) > 0,
-             "{}: {} must be (num, dim) with num > 0, found {}", op, table_name, table.shape().str());
+             "{}: {} must be (num, dim) with num > 0, found {}", op, table_name,
+             table.shape().str());
   std::vector<std::int64_t> dims = ids.shape().dims();
   dims.push_back(table.size(1));
   detail::check_shape(op, {rows_name, &rows}, Shape(dims));

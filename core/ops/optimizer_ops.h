@@ -92,7 +92,7 @@ struct AdamStep {
   const StepScalarRows* per_step;
   std::span<Tensor* const> bf16_copies;
   std::span<const std::uint8_t> decayed;  // empty: all
-  TensorLists lists;  // a: params, b: grads, c: exp_avg, d: exp_avg_sq
+  TensorLists lists;                      // a: params, b: grads, c: exp_avg, d: exp_avg_sq
   AdamScalars scalars;
   StepRowsOnDevice rows;
   std::vector<std::uint16_t*> copies;

@@ -12,6 +12,6 @@ inline const char* nccl_result_description(ncclResult_t) {
 }
 }  // namespace kiln::detail
 
-#define KILN_NCCL_CHECK(call)                                                         \
+#define KILN_NCCL_CHECK(call)                                                     \
   KILN_LIBRARY_CHECK("NCCL", call, ncclSuccess, ::kiln::detail::nccl_result_name, \
                      ::kiln::detail::nccl_result_description)

@@ -13,11 +13,11 @@
 #include <shared_mutex>
 #include <vector>
 
-#include "kiln/distributed/collective_watchdog.h"
-#include "kiln/distributed/cuda/nccl_check.h"
 #include "kiln/core/cuda/runtime.h"
 #include "kiln/core/error.h"
 #include "kiln/core/log.h"
+#include "kiln/distributed/collective_watchdog.h"
+#include "kiln/distributed/cuda/nccl_check.h"
 #include "kiln/distributed/mpi_communicator.h"
 
 namespace kiln::cuda {

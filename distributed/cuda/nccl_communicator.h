@@ -1,4 +1,5 @@
-// The NCCL communicators' bodies, behind the seam in distributed/nccl_communicator.cpp. CUDA builds only.
+// The NCCL communicators' bodies, behind the seam in distributed/nccl_communicator.cpp. CUDA builds
+// only.
 #pragma once
 
 #include "kiln/distributed/nccl_communicator.h"

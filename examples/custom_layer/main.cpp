@@ -13,14 +13,17 @@ namespace {
 
 class GatedLinear : public kiln::Module {
  public:
-  GatedLinear(std::int64_t in, std::int64_t out, kiln::Generator& gen, bool forget_gate_derivative = false)
-      : value_(std::make_shared<kiln::Linear>(in, out, gen)), gate_(std::make_shared<kiln::Linear>(in, out, gen)),
-        broken_(forget_gate_derivative) {
+  GatedLinear(std::int64_t in, std::int64_t out, kiln::Generator& gen,
+              bool forget_gate_derivative = false)
+      : value_(std::make_shared<kiln::Linear>(in, out, gen)),
+        gate_(std::make_shared<kiln::Linear>(in, out, gen)), broken_(forget_gate_derivative) {
     register_module("value", value_, kiln::ChildInput::parent_input);  // both are fed x
     register_module("gate", gate_, kiln::ChildInput::parent_input);
   }
   std::string describe() const override { return "GatedLinear"; }
-  kiln::Shape output_shape(const kiln::Shape& input) const override { return value_->output_shape(input); }
+  kiln::Shape output_shape(const kiln::Shape& input) const override {
+    return value_->output_shape(input);
+  }
 
  protected:
   kiln::Tensor forward_impl(const kiln::Tensor& x) override {
@@ -40,7 +43,8 @@ class GatedLinear : public kiln::Module {
     kiln::binary(kiln::BinaryOp::mul, dy, sigmoid_, da);  // dy * s
     kiln::Tensor& dg = reuse(dg_, dy.shape());
     kiln::binary(kiln::BinaryOp::mul, dy, a_, dg);  // dy * a ...
-    if (!broken_) kiln::activation_backward(kiln::Activation::sigmoid, g_, sigmoid_, dg, dg);  // ... * s'(g)
+    if (!broken_)
+      kiln::activation_backward(kiln::Activation::sigmoid, g_, sigmoid_, dg, dg);  // ... * s'(g)
     const kiln::Tensor dx_value = value_->backward(da);
     const kiln::Tensor dx_gate = gate_->backward(dg);
     if (!input_grad_wanted()) return {};
@@ -68,7 +72,8 @@ int main(int, char** argv) {
     std::printf("custom_layer: %s, %lld parameters\n", layer.describe().c_str(),
                 static_cast<long long>(layer.parameter_count()));
     const kiln::GradientCheckResult right = kiln::check_gradients(layer, x);
-    std::printf("custom_layer: its backward against central differences: %s\n", right.ok ? "match" : "MISMATCH");
+    std::printf("custom_layer: its backward against central differences: %s\n",
+                right.ok ? "match" : "MISMATCH");
     if (!right.ok) {
       std::fprintf(stderr, "%s\n", right.report.c_str());
       return 1;

@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
     }
 
     const double acc = accuracy(*net, data.test);
-    std::printf("predict_residual: %s -> test accuracy %.2f %% on %lld images\n", argv[1], 100.0 * acc,
-                static_cast<long long>(data.test->size()));
+    std::printf("predict_residual: %s -> test accuracy %.2f %% on %lld images\n", argv[1],
+                100.0 * acc, static_cast<long long>(data.test->size()));
     if (acc < 0.80) {
       std::fprintf(stderr, "predict_residual: accuracy %.2f %% is under 80 %%\n", 100.0 * acc);
       return 1;

@@ -36,7 +36,8 @@ inline double accuracy(kiln::Module& net, const std::shared_ptr<const kiln::Data
     const kiln::Tensor logits = net.predict(batch.x);
     kiln::Tensor predicted = kiln::Tensor::empty({batch.x.size(0)}, kiln::DType::i32);
     kiln::argmax(logits, 1, predicted);
-    const std::vector<std::int32_t> p = predicted.to_vector<std::int32_t>(), y = batch.y.to_vector<std::int32_t>();
+    const std::vector<std::int32_t> p = predicted.to_vector<std::int32_t>(),
+                                    y = batch.y.to_vector<std::int32_t>();
     for (std::size_t i = 0; i < p.size(); ++i) correct += p[i] == y[i];
     seen += static_cast<std::int64_t>(p.size());
   }

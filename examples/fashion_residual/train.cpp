@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   }
   try {
     const kiln::DataSplits data = fashion_mnist(12000);
-    kiln::DataLoader train(data.train, {.batch_size = 128, .shuffle = true, .seed = 1, .num_workers = 2});
+    kiln::DataLoader train(data.train,
+                           {.batch_size = 128, .shuffle = true, .seed = 1, .num_workers = 2});
     kiln::DataLoader test(data.test, {.batch_size = 500, .shuffle = false});
     const kiln::TrainerOptions options{.checkpoint_dir = argv[1], .out = &std::cout};
 
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
       std::cout << first.net->summary({1, 28, 28});
       kiln::Trainer trainer(*first.net, first.optimizer, first.loss, options);
       const kiln::FitResult fitted = trainer.fit(train, 2, &test);
-      std::printf("bottleneck: %s\n", std::string(kiln::bottleneck_name(fitted.diagnosis.bottleneck)).c_str());
+      std::printf("bottleneck: %s\n",
+                  std::string(kiln::bottleneck_name(fitted.diagnosis.bottleneck)).c_str());
     }
 
     Run second(99);  // other initial weights: all that matters must come from the checkpoint
@@ -52,7 +54,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     const double acc = accuracy(*second.net, data.test);
-    std::printf("train_residual: test accuracy after 3 epochs (resumed after 2): %.2f %%\n", 100.0 * acc);
+    std::printf("train_residual: test accuracy after 3 epochs (resumed after 2): %.2f %%\n",
+                100.0 * acc);
     if (acc < 0.80) {
       std::fprintf(stderr, "train_residual: accuracy %.2f %% is under 80 %%\n", 100.0 * acc);
       return 1;

@@ -2,10 +2,11 @@
 // on the fortunes of Debian's `fortunes` package (or a text file given), with nanoGPT's recipe
 // for it: batch 12, AdamW at 1e-3 (betas 0.9, 0.99, weight decay 0.1 on the matrices), gradients
 // clipped to a global norm of 1, a linear warm-up over the first 5 % of the steps, then cosine
-// decay to 1e-4; 2000 steps by default. The last 10 % of the text validates. Prints the loss curve's points (step, train loss, validation loss) and a
-// sample of generated text (kiln::generate, nanoGPT's sample.py settings: temperature 0.8, top-k
-// 200, from a newline). Exits 1 unless the validation loss fell to under 0.8 of the untrained
-// model's and the sample holds the tokens asked for.
+// decay to 1e-4; 2000 steps by default. The last 10 % of the text validates. Prints the loss
+// curve's points (step, train loss, validation loss) and a sample of generated text
+// (kiln::generate, nanoGPT's sample.py settings: temperature 0.8, top-k 200, from a newline). Exits
+// 1 unless the validation loss fell to under 0.8 of the untrained model's and the sample holds the
+// tokens asked for.
 //   tiny_gpt [--steps N] [--eval-interval N] [--max-bytes N] [--sample-tokens N] [--seed S]
 //            [TEXT_FILE]
 #include <chrono>
@@ -132,8 +133,9 @@ int main(int argc, char** argv) {
     kiln::Generator gen(o.seed);
     kiln::Gpt model(config, gen);
     // Weight decay on the linear layers' matrices only (models/gpt_weight_decay.h).
-    kiln::AdamW optimizer(model.parameters(), 1e-3f, 0.1f,
-                          {.beta1 = 0.9f, .beta2 = 0.99f, .decays = kiln::gpt_weight_decay_groups(model)});
+    kiln::AdamW optimizer(
+        model.parameters(), 1e-3f, 0.1f,
+        {.beta1 = 0.9f, .beta2 = 0.99f, .decays = kiln::gpt_weight_decay_groups(model)});
     kiln::SequenceCrossEntropyLoss loss;
     kiln::TrainerOptions trainer_options;
     trainer_options.steps = o.steps;

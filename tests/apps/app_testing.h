@@ -33,14 +33,15 @@ inline std::string read_file(const std::filesystem::path& path) {
 // Runs `program args` through the shell with stderr sent to a file, as a terminal user would.
 inline Outcome run(const std::string& program, const std::string& args) {
   static int counter = 0;  // and the process id: ctest -j runs each test in a process of its own
-  const std::string err_path = ::testing::TempDir() + "kiln_apps_stderr_" + std::to_string(getpid()) + "_" +
-                               std::to_string(counter++);
+  const std::string err_path = ::testing::TempDir() + "kiln_apps_stderr_" +
+                               std::to_string(getpid()) + "_" + std::to_string(counter++);
   const std::string command = program + " " + args + " 2>" + err_path;
   Outcome result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
   std::array<char, 4096> buffer{};
-  for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) result.out.append(buffer.data(), n);
+  for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;)
+    result.out.append(buffer.data(), n);
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.err = read_file(err_path);
@@ -67,14 +68,16 @@ inline std::string lcg_words(std::uint32_t seed, int length, int letters) {
 }
 
 // A failing run: exit status 1, nothing but one line on stderr starting with the program's name.
-inline void expect_one_line_error(const Outcome& o, const std::string& program, const std::string& needle) {
+inline void expect_one_line_error(const Outcome& o, const std::string& program,
+                                  const std::string& needle) {
   EXPECT_EQ(o.exit_code, 1) << o.err;
   EXPECT_EQ(o.err.rfind(program + ": ", 0), 0u) << o.err;
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
   EXPECT_NE(o.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << o.err;
 }
 
-inline constexpr const char* kSmallData = "--model mlp:784-32-10 --data article --samples 512 --batch-size 64";
+inline constexpr const char* kSmallData =
+    "--model mlp:784-32-10 --data article --samples 512 --batch-size 64";
 inline const std::string kSmallRun = std::string(kSmallData) + " --epochs 1";
 
 }  // namespace kiln::testing

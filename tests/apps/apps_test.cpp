@@ -30,11 +30,13 @@ using kiln::testing::train;
 TEST(TrainApp, HelpListsEveryOptionWithItsDefault) {
   const Outcome o = train("--help");
   EXPECT_EQ(o.exit_code, 0);
-  for (const char* option : {"--device", "--model", "--data", "--samples", "--epochs", "--batch-size", "--lr",
-                             "--optimizer", "--schedule", "--workers", "--pin-memory", "--no-shuffle", "--threads",
-                             "--seed", "--checkpoint", "--resume", "--init", "--log-json", "--quiet",
-                             "--keep-checkpoints", "--find-batch-size", "--tune-loader", "--loss", "--momentum",
-                             "--nesterov", "--beta1", "--beta2", "--eps", "--test-share", "--test-data"})
+  for (const char* option :
+       {"--device",          "--model",       "--data",      "--samples",    "--epochs",
+        "--batch-size",      "--lr",          "--optimizer", "--schedule",   "--workers",
+        "--pin-memory",      "--no-shuffle",  "--threads",   "--seed",       "--checkpoint",
+        "--resume",          "--init",        "--log-json",  "--quiet",      "--keep-checkpoints",
+        "--find-batch-size", "--tune-loader", "--loss",      "--momentum",   "--nesterov",
+        "--beta1",           "--beta2",       "--eps",       "--test-share", "--test-data"})
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
   EXPECT_NE(o.out.find("=article"), std::string::npos) << "defaults are shown";
 }
@@ -57,7 +59,8 @@ TEST(TrainApp, CheckpointThenResumeRunsToTheEnd) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/model.safetensors"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/state.json"));
   const Outcome resumed =
-      train(std::string(kSmallData) + " --epochs 2 --schedule constant --checkpoint " + dir + " --resume");
+      train(std::string(kSmallData) + " --epochs 2 --schedule constant --checkpoint " + dir +
+            " --resume");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.out.find("resuming from"), std::string::npos) << resumed.out;
   EXPECT_EQ(resumed.out.find("epoch 1/2"), std::string::npos) << "epoch 1 was not trained again";
@@ -73,11 +76,13 @@ TEST(TrainApp, UnknownDataKindSaysWhatIsAccepted) {
 }
 
 TEST(TrainApp, MissingDataFileIsNamed) {
-  expect_one_line_error(train("--data csv:/nonexistent/kiln.csv --epochs 1"), "train", "/nonexistent/kiln.csv");
+  expect_one_line_error(train("--data csv:/nonexistent/kiln.csv --epochs 1"), "train",
+                        "/nonexistent/kiln.csv");
 }
 
 TEST(TrainApp, BadModelSpecIsExplained) {
-  expect_one_line_error(train("--model mlp:784-x-10 --data article --samples 64 --epochs 1"), "train", "mlp:");
+  expect_one_line_error(train("--model mlp:784-x-10 --data article --samples 64 --epochs 1"),
+                        "train", "mlp:");
 }
 
 TEST(TrainApp, ResumeWithoutCheckpointFolder) {
@@ -97,7 +102,8 @@ TEST(TrainApp, GpuWithoutAUsableGpuFailsClearly) {
 }
 
 TEST(TrainApp, PrecisionIsCheckedAndTf32NeedsAGpu) {
-  expect_one_line_error(train(kSmallRun + " --precision fp16"), "train", "expected fp32, tf32 or bf16");
+  expect_one_line_error(train(kSmallRun + " --precision fp16"), "train",
+                        "expected fp32, tf32 or bf16");
   expect_one_line_error(train(kSmallRun + " --precision tf32"), "train", "use --precision fp32");
 }
 
@@ -117,16 +123,22 @@ TEST(BenchApp, WritesTheSpeedupTableAsMarkdownCsvSvgAndHtml) {
   const Outcome o = bench("--cpu-only --threads 1 --samples 512 --batch-size 64 --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const std::string md = read_file(dir + "/speedup.md");
-  EXPECT_EQ(md.rfind("| device | s / epoch (160k samples) | 160 epochs | speedup vs slowest | note |", 0), 0u) << md;
-  for (const char* row : {"laptop CPU (i7, 4 cores) [article] | 1474.0 | 3 days |", "GTX 1080 Ti [article] | 36.0 |",
-                          "| CPU, 1 thread (this machine, fp32) |", "scaled from 512 samples"})
+  EXPECT_EQ(
+      md.rfind("| device | s / epoch (160k samples) | 160 epochs | speedup vs slowest | note |", 0),
+      0u)
+      << md;
+  for (const char* row :
+       {"laptop CPU (i7, 4 cores) [article] | 1474.0 | 3 days |", "GTX 1080 Ti [article] | 36.0 |",
+        "| CPU, 1 thread (this machine, fp32) |", "scaled from 512 samples"})
     EXPECT_NE(md.find(row), std::string::npos) << row << "\n" << md;
   EXPECT_NE(o.out.find(md), std::string::npos) << "the table printed is the table written";
   const std::string csv = read_file(dir + "/speedup.csv");
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;  // header, 3 article rows, 1 measured
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5)
+      << csv;  // header, 3 article rows, 1 measured
   EXPECT_NE(read_file(dir + "/speedup.svg").find("<svg"), std::string::npos);
   const std::string html = read_file(dir + "/speedup.html");
-  EXPECT_NE(html.find(read_file(dir + "/speedup.svg")), std::string::npos) << "the page holds the chart inline";
+  EXPECT_NE(html.find(read_file(dir + "/speedup.svg")), std::string::npos)
+      << "the page holds the chart inline";
   EXPECT_NE(html.find("<td>CPU, 1 thread (this machine, fp32)</td>"), std::string::npos) << html;
 }
 
@@ -138,14 +150,16 @@ TEST(BenchApp, GpuOnlyWithoutAUsableGpuIsAnError) {
 }
 
 TEST(BenchApp, LoaderSweepWithoutImageFolderSaysHowToMakeIt) {
-  expect_one_line_error(bench("--loader --images /nonexistent/fmnist"), "bench", "kiln-export-images --out");
+  expect_one_line_error(bench("--loader --images /nonexistent/fmnist"), "bench",
+                        "kiln-export-images --out");
 }
 
 TEST(BenchApp, LoaderSweepOnASmallImageFolder) {
   const std::string dir = kiln::testing::fresh_folder("apps_images").string();
   ASSERT_EQ(run(KILN_EXPORT_IMAGES_BIN, "--out " + dir + " --limit 256").exit_code, 0);
-  const Outcome o = bench("--loader --images " + dir +
-                          " --loader-workers 0 2 --loader-batch-sizes 32 64 --loader-steps 3 --cpu-only");
+  const Outcome o =
+      bench("--loader --images " + dir +
+            " --loader-workers 0 2 --loader-batch-sizes 32 64 --loader-steps 3 --cpu-only");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("epoch s"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("batch 32: best --workers"), std::string::npos) << o.out;
@@ -302,8 +316,7 @@ TEST(TrainApp, BadLossOptimizerAndSplitSettingsAreRefusedInOneLine) {
                         "not --optimizer momentum");
   expect_one_line_error(train(regression + " --loss mse --test-share 1"), "train",
                         "--test-share must be in [0, 1)");
-  expect_one_line_error(train(kSmallRun + " --loss mse"), "train",
-                        "MSELoss needs float targets");
+  expect_one_line_error(train(kSmallRun + " --loss mse"), "train", "MSELoss needs float targets");
   expect_one_line_error(train("--model mlp:2-4-1 --data csv:" + path + ":label=price --epochs 1"),
                         "train", "has no column named 'price'");
 }
@@ -315,8 +328,9 @@ TEST(TrainApp, TestDataIsASeparateTestSource) {
   const std::string train_csv = write_regression_csv(train_dir, 100, &variance);
   const std::string test_csv = write_regression_csv(test_dir, 30, &variance);
   const std::string spec = ":label=y:target=float";
-  const Outcome o = train("--model mlp:2-4-1 --data csv:" + train_csv + spec + " --test-data csv:" +
-                          test_csv + spec + " --loss mse --epochs 1 --batch-size 10 --workers 0");
+  const Outcome o =
+      train("--model mlp:2-4-1 --data csv:" + train_csv + spec + " --test-data csv:" + test_csv +
+            spec + " --loss mse --epochs 1 --batch-size 10 --workers 0");
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("test: CSV " + test_csv + " (30 x (2,)"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("100 x (2,)"), std::string::npos) << "nothing held out:\n" << o.out;

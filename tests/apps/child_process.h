@@ -16,7 +16,8 @@
 
 namespace kiln::testing {
 
-// Starts `args` with its stderr sent to `err_path` and, when one is given, its stdout to `out_path`.
+// Starts `args` with its stderr sent to `err_path` and, when one is given, its stdout to
+// `out_path`.
 inline pid_t start(const std::vector<std::string>& args, const std::string& err_path = "/dev/null",
                    const std::string& out_path = "") {
   const pid_t pid = fork();
@@ -26,7 +27,8 @@ inline pid_t start(const std::vector<std::string>& args, const std::string& err_
     argv.push_back(nullptr);
     const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(err, STDERR_FILENO);
-    if (!out_path.empty()) dup2(open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), STDOUT_FILENO);
+    if (!out_path.empty())
+      dup2(open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), STDOUT_FILENO);
     execv(argv[0], argv.data());
     _exit(127);
   }

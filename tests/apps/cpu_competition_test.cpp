@@ -42,14 +42,18 @@ class Hogs {
 };
 
 TEST(CpuCompetition, DiagnosisOfTrainBesideCpuHogsNamesThem) {
-  if (!std::filesystem::exists("/proc/self/schedstat")) GTEST_SKIP() << "this kernel has no schedstat: run-queue delays cannot be read";
+  if (!std::filesystem::exists("/proc/self/schedstat"))
+    GTEST_SKIP() << "this kernel has no schedstat: run-queue delays cannot be read";
   const Hogs hogs(std::max(1u, std::thread::hardware_concurrency()));
-  const std::string log = ::testing::TempDir() + "kiln_competition_" + std::to_string(getpid()) + ".jsonl";
+  const std::string log =
+      ::testing::TempDir() + "kiln_competition_" + std::to_string(getpid()) + ".jsonl";
   std::filesystem::remove(log);
   const kiln::testing::Outcome o = kiln::testing::train(
-      "--device=cpu --epochs 1 --data article --samples 4000 --model mlp:784-256-10 --log-json " + log);
+      "--device=cpu --epochs 1 --data article --samples 4000 --model mlp:784-256-10 --log-json " +
+      log);
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("shared CPU: this process's threads waited for a core"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("shared CPU: this process's threads waited for a core"), std::string::npos)
+      << o.out;
   EXPECT_EQ(o.out.find("compute-bound"), std::string::npos) << o.out;
   // The hogs are among the processes named (the printed line shows the busiest three only; on a
   // busy machine others may outrank them there).

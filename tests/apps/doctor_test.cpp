@@ -23,9 +23,11 @@ const std::string kFixtures = KILN_DOCTOR_FIXTURES;
 
 MachineFigures healthy() { return read_figures(kFixtures + "/healthy.json"); }
 
-const Judgement* find(const std::vector<Judgement>& judgements, const std::string& topic, Verdict verdict) {
-  const auto it = std::find_if(judgements.begin(), judgements.end(),
-                               [&](const Judgement& j) { return j.topic == topic && j.verdict == verdict; });
+const Judgement* find(const std::vector<Judgement>& judgements, const std::string& topic,
+                      Verdict verdict) {
+  const auto it = std::find_if(judgements.begin(), judgements.end(), [&](const Judgement& j) {
+    return j.topic == topic && j.verdict == verdict;
+  });
   return it == judgements.end() ? nullptr : &*it;
 }
 
@@ -229,9 +231,10 @@ std::vector<std::uint8_t> smbios(std::uint16_t slots, const std::vector<Dimm>& d
 }
 
 TEST(DoctorMemorySlots, ParsesTheModulesOfARecordedTable) {
-  const std::vector<std::uint8_t> table = smbios(
-      4, {{"DIMM 0", "ChannelA", 16384, 3200, 3200}, {"DIMM 1", "ChannelA", 0, 0, 0},
-          {"DIMM 0", "ChannelB", 16384, 3200, 3200}, {"DIMM 1", "ChannelB", 0, 0, 0}});
+  const std::vector<std::uint8_t> table = smbios(4, {{"DIMM 0", "ChannelA", 16384, 3200, 3200},
+                                                     {"DIMM 1", "ChannelA", 0, 0, 0},
+                                                     {"DIMM 0", "ChannelB", 16384, 3200, 3200},
+                                                     {"DIMM 1", "ChannelB", 0, 0, 0}});
   const MemoryFigures m = parse_smbios_memory(table, "recorded");
   ASSERT_TRUE(m.known);
   EXPECT_EQ(m.slots, 4);
@@ -248,21 +251,25 @@ TEST(DoctorMemorySlots, ParsesTheModulesOfARecordedTable) {
   f.memory = m;
   const Judgement* j = find(judge(f), "memory slots", Verdict::ok);  // both channels hold a module
   ASSERT_NE(j, nullptr);
-  EXPECT_NE(j->text.find("2 of 4 slots populated, 32 GiB, 2 of 2 channels"), std::string::npos) << j->text;
+  EXPECT_NE(j->text.find("2 of 4 slots populated, 32 GiB, 2 of 2 channels"), std::string::npos)
+      << j->text;
 }
 
 TEST(DoctorMemorySlots, ASingleModuleLeavingAChannelEmptyIsTheWrongSlot) {
   MachineFigures f = healthy();
-  f.memory = parse_smbios_memory(
-      smbios(2, {{"DIMM_A1", "P0 CHANNEL A", 8192, 2666, 2666}, {"DIMM_B1", "P0 CHANNEL B", 0, 0, 0}}), "recorded");
+  f.memory = parse_smbios_memory(smbios(2, {{"DIMM_A1", "P0 CHANNEL A", 8192, 2666, 2666},
+                                            {"DIMM_B1", "P0 CHANNEL B", 0, 0, 0}}),
+                                 "recorded");
   const Judgement* j = find(judge(f), "memory slots", Verdict::problem);
   ASSERT_NE(j, nullptr);
-  EXPECT_NE(j->text.find("1 of the board's 2 memory channels hold no module"), std::string::npos) << j->text;
+  EXPECT_NE(j->text.find("1 of the board's 2 memory channels hold no module"), std::string::npos)
+      << j->text;
 }
 
 TEST(DoctorMemorySlots, EmptySlotsWithoutChannelNamesAndSlowModulesAreFlagged) {
   MachineFigures f = healthy();
-  f.memory = parse_smbios_memory(smbios(0, {{"DIMM 0", "", 4096, 3200, 2400}, {"DIMM 1", "", 0, 0, 0}}), "recorded");
+  f.memory = parse_smbios_memory(
+      smbios(0, {{"DIMM 0", "", 4096, 3200, 2400}, {"DIMM 1", "", 0, 0, 0}}), "recorded");
   EXPECT_EQ(f.memory.channels, -1);
   EXPECT_EQ(f.memory.slots, 2);  // no type 16 count: the entries
   const Judgement* j = find(judge(f), "memory slots", Verdict::problem);
@@ -300,42 +307,54 @@ TEST(DoctorFigures, JsonKeepsCannotTellAsNull) {
   f.memory = MemoryFigures{};
   EXPECT_TRUE(to_json(f)["memory"]["slots"].is_null());
   EXPECT_EQ(figures_from_json(to_json(f), "memory").memory.slots, -1);
-  EXPECT_THROW(figures_from_json(nlohmann::json::parse(R"({"cpu": {"cores": "eight"}})"), "x.json"), Error);
+  EXPECT_THROW(figures_from_json(nlohmann::json::parse(R"({"cpu": {"cores": "eight"}})"), "x.json"),
+               Error);
 }
 
 TEST(DoctorCompare, TheMachineWithOneModuleAndACompilerIsSlowerForThoseReasons) {
-  const Comparison c = compare(healthy(), "healthy.json", read_figures(kFixtures + "/one_module.json"), "one_module.json");
+  const Comparison c = compare(healthy(), "healthy.json",
+                               read_figures(kFixtures + "/one_module.json"), "one_module.json");
   EXPECT_EQ(c.slower, "one_module.json");
   ASSERT_FALSE(c.reasons.empty());
   const std::string all = fmt::format("{}", fmt::join(c.reasons, "\n"));
-  EXPECT_NE(all.find("all-thread memory bandwidth: 62.0 GB/s on healthy.json against 19.0 GB/s"), std::string::npos) << all;
+  EXPECT_NE(all.find("all-thread memory bandwidth: 62.0 GB/s on healthy.json against 19.0 GB/s"),
+            std::string::npos)
+      << all;
   EXPECT_NE(all.find("cc1plus"), std::string::npos) << all;
   EXPECT_NE(all.find("PNG decode per core"), std::string::npos) << all;
   EXPECT_EQ(all.find("matrix-product rate"), std::string::npos) << all;  // 420 vs 400: noise
-  EXPECT_NE(all.find("populated memory channels: 8.0 channels on healthy.json against 1.0"), std::string::npos) << all;
-  EXPECT_NE(all.find("only one_module.json has this: memory slots: memory modules (DMI): 1 of 8 slots"),
+  EXPECT_NE(all.find("populated memory channels: 8.0 channels on healthy.json against 1.0"),
             std::string::npos)
+      << all;
+  EXPECT_NE(
+      all.find("only one_module.json has this: memory slots: memory modules (DMI): 1 of 8 slots"),
+      std::string::npos)
       << all;
 }
 
 TEST(DoctorCompare, ProgramComparesTwoRecordedFiles) {
   const testing::Outcome o =
-      testing::run(KILN_DOCTOR_BIN, "--compare " + kFixtures + "/healthy.json " + kFixtures + "/one_module.json");
+      testing::run(KILN_DOCTOR_BIN,
+                   "--compare " + kFixtures + "/healthy.json " + kFixtures + "/one_module.json");
   EXPECT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("one_module.json looks slower"), std::string::npos) << o.out;
-  const testing::Outcome missing = testing::run(KILN_DOCTOR_BIN, "--compare /nonexistent.json " + kFixtures + "/healthy.json");
+  const testing::Outcome missing =
+      testing::run(KILN_DOCTOR_BIN, "--compare /nonexistent.json " + kFixtures + "/healthy.json");
   testing::expect_one_line_error(missing, "kiln-doctor", "/nonexistent.json");
 }
 
 TEST(DoctorProgram, QuickRunMeasuresThisMachineAndWritesItsFigures) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "kiln_doctor_quick";
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kiln_doctor_quick";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "images" / "a");
   Image8 image{7, 9, 1, std::vector<std::uint8_t>(63, 100)};
-  for (int i = 0; i < 3; ++i) write_png((dir / "images" / "a" / (std::to_string(i) + ".png")).string(), image);
+  for (int i = 0; i < 3; ++i)
+    write_png((dir / "images" / "a" / (std::to_string(i) + ".png")).string(), image);
   const std::string json = (dir / "figures.json").string();
   const testing::Outcome o =
-      testing::run(KILN_DOCTOR_BIN, "--quick --no-gpu --data images:" + (dir / "images").string() + " --json " + json);
+      testing::run(KILN_DOCTOR_BIN, "--quick --no-gpu --data images:" + (dir / "images").string() +
+                                        " --json " + json);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("memory bandwidth (triad)"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("PNG decode"), std::string::npos) << o.out;

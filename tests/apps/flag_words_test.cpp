@@ -77,7 +77,8 @@ TEST(TrainFlagWords, PutTrainsFlagsInTheLibrarysMessages) {
   EXPECT_EQ(train_message([] { (void)kiln::open_data("article:x"); }),
             "--data article takes no argument (use --samples N), found 'article:x'");
   EXPECT_EQ(train_message([] {
-              KILN_CHECK(false, "{} is a GPU tensor-core format the CPU does not have; use {} or bf16",
+              KILN_CHECK(false,
+                         "{} is a GPU tensor-core format the CPU does not have; use {} or bf16",
                          kiln::SettingValue{kiln::Setting::precision, "tf32"},
                          kiln::SettingValue{kiln::Setting::precision, "fp32"});
             }),
@@ -92,8 +93,10 @@ TEST(TrainFlagWords, LeaveWhatInTheLibrarysWordsAndFollowAQuotedMessage) {
   } catch (const kiln::Error& inner) {
     EXPECT_STREQ(inner.what(), "TrainerOptions::keep_checkpoints must be at least 1, found 0");
     const kiln::Error outer(fmt::format("saving: {}", inner.text()), "here");
-    EXPECT_STREQ(outer.what(), "saving: TrainerOptions::keep_checkpoints must be at least 1, found 0");
-    EXPECT_EQ(outer.message(kiln::train_flag_words()), "saving: --keep-checkpoints must be at least 1, found 0");
+    EXPECT_STREQ(outer.what(),
+                 "saving: TrainerOptions::keep_checkpoints must be at least 1, found 0");
+    EXPECT_EQ(outer.message(kiln::train_flag_words()),
+              "saving: --keep-checkpoints must be at least 1, found 0");
   }
   const kiln::Error plain("a message without settings", "here");
   EXPECT_EQ(plain.message(kiln::train_flag_words()), "a message without settings");
@@ -108,10 +111,12 @@ TEST(TrainFlagWords, HaveAWordForEverySettingTheLibraryNames) {
   for (int i = 0; i < kiln::kSettingCount; ++i) {
     const auto setting = static_cast<kiln::Setting>(i);
     const std::string word = train.name(setting);
-    EXPECT_FALSE(word.empty()) << "setting " << i << " (" << api.name(setting) << ") has no train word";
+    EXPECT_FALSE(word.empty()) << "setting " << i << " (" << api.name(setting)
+                               << ") has no train word";
     if (setting != kiln::Setting::model_structure)  // the one named alike in both
       EXPECT_NE(word, api.name(setting)) << "setting " << i;
-    for (const char* api_word : {"Options::", "Settings::", "Trainer::", "Device::", "Logger", "RunReport"})
+    for (const char* api_word :
+         {"Options::", "Settings::", "Trainer::", "Device::", "Logger", "RunReport"})
       EXPECT_EQ(word.find(api_word), std::string::npos) << word;
   }
 }

@@ -34,7 +34,8 @@ TEST(TrainFiles, LogJsonPointedAtTheTrainingDataIsRefusedAndTheDataKept) {
   const fs::path dir = kiln::testing::fresh_folder("apps_log_is_input");
   const std::string csv = write_csv(dir / "train.csv");
   const std::string before = read_file(csv);
-  const std::string args = "--model mlp:784-16-10 --data csv:" + csv + " --batch-size 16 --epochs 1";
+  const std::string args =
+      "--model mlp:784-16-10 --data csv:" + csv + " --batch-size 16 --epochs 1";
   const Outcome o = train(args + " --log-json " + (dir / "." / "train.csv").string());
   expect_one_line_error(o, "train", "is the input '" + csv + "'");
   EXPECT_EQ(read_file(csv), before);
@@ -43,11 +44,13 @@ TEST(TrainFiles, LogJsonPointedAtTheTrainingDataIsRefusedAndTheDataKept) {
 
 TEST(TrainFiles, ACheckpointLockThatIsASymbolicLinkIsRefusedAndItsTargetKept) {
   const fs::path dir = kiln::testing::fresh_folder("apps_lock_link");
-  const std::string precious = kiln::testing::write_text(dir / "precious.txt", "the user's notes\n");
+  const std::string precious =
+      kiln::testing::write_text(dir / "precious.txt", "the user's notes\n");
   fs::create_directories(dir / "ckpt");
   fs::create_symlink(precious, dir / "ckpt" / "lock");
   const Outcome o = train(kSmallRun + " --checkpoint " + (dir / "ckpt").string());
-  expect_one_line_error(o, "train", "the lock file '" + (dir / "ckpt" / "lock").string() + "' is a symbolic link");
+  expect_one_line_error(
+      o, "train", "the lock file '" + (dir / "ckpt" / "lock").string() + "' is a symbolic link");
   EXPECT_EQ(read_file(precious), "the user's notes\n");
 }
 
@@ -55,8 +58,9 @@ TEST(TrainFiles, LogJsonThatIsASymbolicLinkIsRefused) {
   const fs::path dir = kiln::testing::fresh_folder("apps_log_link");
   const std::string precious = kiln::testing::write_text(dir / "precious.txt", "keep\n");
   fs::create_symlink(precious, dir / "log.jsonl");
-  expect_one_line_error(train(kSmallRun + " --log-json " + (dir / "log.jsonl").string()), "train",
-                        "--log-json file '" + (dir / "log.jsonl").string() + "' is a symbolic link");
+  expect_one_line_error(
+      train(kSmallRun + " --log-json " + (dir / "log.jsonl").string()), "train",
+      "--log-json file '" + (dir / "log.jsonl").string() + "' is a symbolic link");
   EXPECT_EQ(read_file(precious), "keep\n");
 }
 
@@ -78,8 +82,10 @@ TEST(TrainFiles, EndlessAndSpecialFilesAreRefusedByNameNotReadUntilMemoryRunsOut
 
 TEST(TrainEnvironment, ABadKilnVariableFailsAtStartUpNamingIt) {
   for (const auto& [setting, expected] :
-       {std::pair{"KILN_CPU_COMPUTE=garbage", "KILN_CPU_COMPUTE='garbage': expected onednn or reference"},
-        std::pair{"KILN_RELU_EPILOGUE=garbage", "KILN_RELU_EPILOGUE='garbage': expected fused or separate"},
+       {std::pair{"KILN_CPU_COMPUTE=garbage",
+                  "KILN_CPU_COMPUTE='garbage': expected onednn or reference"},
+        std::pair{"KILN_RELU_EPILOGUE=garbage",
+                  "KILN_RELU_EPILOGUE='garbage': expected fused or separate"},
         std::pair{"KILN_LOG_LEVEL=garbage", "KILN_LOG_LEVEL='garbage': expected trace"},
         std::pair{"KILN_INJECT_FAULT=garbage", "KILN_INJECT_FAULT must read fail:RANK:STEP"}}) {
     // --data names a file that does not exist: the variable is checked before any data is read.
@@ -95,18 +101,23 @@ TEST(TrainFiles, FileSystemErrorsNameTheCheckpointFolderAndPath) {
   fs::create_symlink("ckpt-000001", dir / "latest");
   expect_one_line_error(train(kSmallRun + " --checkpoint " + dir.string() + " --resume"), "train",
                         "checkpoint folder '" + dir.string() + "': cannot use '" +
-                            (dir / "ckpt-000001").string() + "': Too many levels of symbolic links");
+                            (dir / "ckpt-000001").string() +
+                            "': Too many levels of symbolic links");
   const std::string long_name = (dir / std::string(300, 'a')).string();
   expect_one_line_error(train(kSmallRun + " --checkpoint " + long_name), "train",
                         "checkpoint folder '" + long_name + "': cannot use");
-  expect_one_line_error(train(kSmallRun + " --checkpoint " + long_name), "train", "File name too long");
+  expect_one_line_error(train(kSmallRun + " --checkpoint " + long_name), "train",
+                        "File name too long");
 }
 
 TEST(TrainFiles, AFileFlagThatWouldBeIgnoredIsRefused) {
   const fs::path dir = kiln::testing::fresh_folder("apps_ignored_flags");
-  expect_one_line_error(train(kSmallRun + " --checkpoint " + (dir / "ckpt").string() + " --resume --init " +
-                              (dir / "w.safetensors").string()),
-                        "train", "with --resume: the run continues from the checkpoint's weights, so --init would be ignored");
-  expect_one_line_error(train(kSmallRun + " --test-share 0.2 --test-data article"), "train",
-                        "--test-share 0.2 beside --test-data article: the test samples come from --test-data");
+  expect_one_line_error(
+      train(kSmallRun + " --checkpoint " + (dir / "ckpt").string() + " --resume --init " +
+            (dir / "w.safetensors").string()),
+      "train",
+      "with --resume: the run continues from the checkpoint's weights, so --init would be ignored");
+  expect_one_line_error(
+      train(kSmallRun + " --test-share 0.2 --test-data article"), "train",
+      "--test-share 0.2 beside --test-data article: the test samples come from --test-data");
 }

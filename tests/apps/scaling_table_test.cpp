@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "kiln/core/error.h"
 #include "apps/reporting/scaling_table.h"
+#include "kiln/core/error.h"
 
 namespace {
 

@@ -22,11 +22,27 @@ using kiln::testing::wait_for;
 using kiln::testing::weights_of;
 
 // 8 steps an epoch, a checkpoint after each; --epochs is not a setting a resume compares.
-std::vector<std::string> train_args(const std::string& dir, std::int64_t epochs, bool resume = false) {
-  std::vector<std::string> args{KILN_TRAIN_BIN, "--model",   "mlp:784-64-10", "--data",      "article",
-                                "--samples",    "256",       "--batch-size",  "32",          "--epochs",
-                                std::to_string(epochs),      "--schedule",    "constant",    "--workers",
-                                "0",            "--threads", "1",             "--quiet",     "--checkpoint",
+std::vector<std::string> train_args(const std::string& dir, std::int64_t epochs,
+                                    bool resume = false) {
+  std::vector<std::string> args{KILN_TRAIN_BIN,
+                                "--model",
+                                "mlp:784-64-10",
+                                "--data",
+                                "article",
+                                "--samples",
+                                "256",
+                                "--batch-size",
+                                "32",
+                                "--epochs",
+                                std::to_string(epochs),
+                                "--schedule",
+                                "constant",
+                                "--workers",
+                                "0",
+                                "--threads",
+                                "1",
+                                "--quiet",
+                                "--checkpoint",
                                 dir};
   if (resume) args.emplace_back("--resume");
   return args;
@@ -34,7 +50,7 @@ std::vector<std::string> train_args(const std::string& dir, std::int64_t epochs,
 
 struct Stopped {
   int status = -1;
-  std::string out;  // what train printed on stdout
+  std::string out;            // what train printed on stdout
   kiln::TrainingState state;  // of the checkpoint it left
 };
 
@@ -67,9 +83,11 @@ TEST(TrainStopSignals, SigtermSavesACheckpointAndTheResumeEndsAsAnUninterruptedR
   const std::string dir = kiln::testing::fresh_checkpoint_dir("sigterm");
   const Stopped stopped = stop_with(SIGTERM, dir);
   ASSERT_EQ(stopped.status, 128 + SIGTERM) << stopped.out << file_text(dir + ".err");
-  EXPECT_NE(stopped.out.find("interrupted by SIGTERM; checkpoint saved in " + dir), std::string::npos)
+  EXPECT_NE(stopped.out.find("interrupted by SIGTERM; checkpoint saved in " + dir),
+            std::string::npos)
       << stopped.out;
-  ASSERT_GE(stopped.state.global_step, 8) << "the first epoch's checkpoint was there before the signal";
+  ASSERT_GE(stopped.state.global_step, 8)
+      << "the first epoch's checkpoint was there before the signal";
   const std::int64_t epochs = stopped.state.epoch + 2;  // at least one more whole epoch
   ASSERT_EQ(wait_for(start(train_args(dir, epochs, true), dir + ".resume.err")), 0)
       << file_text(dir + ".resume.err");
@@ -87,7 +105,8 @@ TEST(TrainStopSignals, SighupAndSigintStopCleanlyWithTheirOwnExitStatus) {
     const std::string dir = kiln::testing::fresh_checkpoint_dir(std::string("stop_") + name);
     const Stopped stopped = stop_with(signal, dir);
     EXPECT_EQ(stopped.status, 128 + signal) << name << ": " << file_text(dir + ".err");
-    EXPECT_NE(stopped.out.find(std::string("interrupted by ") + name), std::string::npos) << stopped.out;
+    EXPECT_NE(stopped.out.find(std::string("interrupted by ") + name), std::string::npos)
+        << stopped.out;
     EXPECT_GE(stopped.state.global_step, 8) << name;
   }
 }

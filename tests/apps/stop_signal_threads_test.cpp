@@ -28,17 +28,18 @@ bool blocked_here(int signal) {
 }
 
 // Waits (at most 20 s, so that a failure ends the test rather than hangs it) until `done`.
-template <typename Done>
-bool eventually(Done&& done) {
+template <typename Done> bool eventually(Done&& done) {
   const auto give_up = Clock::now() + std::chrono::seconds(20);
-  while (!done() && Clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (!done() && Clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   return done();
 }
 
 // The threads of process `pid` whose mask leaves `signal` unblocked, from /proc (SigBlk is hex).
 int threads_taking(pid_t pid, int signal) {
   int taking = 0;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
     std::ifstream status(task.path() / "status");
     for (std::string line; std::getline(status, line);)
       if (line.starts_with("SigBlk:"))
@@ -47,7 +48,9 @@ int threads_taking(pid_t pid, int signal) {
   return taking;
 }
 
-int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+int exit_code(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 }  // namespace
 
@@ -77,10 +80,10 @@ TEST(StopSignalThreads, InstallBlocksTheSignalsInEveryThreadAndOneWaiterTakesThe
 TEST(StopSignalThreads, InTrainOnlyTheWaiterTakesSigtermAndItEndsTheRunWith143) {
   const std::string dir = kiln::testing::fresh_checkpoint_dir("stop_signal_threads");
   const std::vector<std::string> args{
-      KILN_TRAIN_BIN, "--model",      "mlp:784-64-10", "--data",     "article", "--samples",
-      "256",          "--batch-size", "32",            "--epochs",   "100000",  "--schedule",
-      "constant",     "--workers",    "2",             "--threads",  "2",       "--quiet",
-      "--checkpoint", dir};
+      KILN_TRAIN_BIN, "--model",    "mlp:784-64-10", "--data",       "article",
+      "--samples",    "256",        "--batch-size",  "32",           "--epochs",
+      "100000",       "--schedule", "constant",      "--workers",    "2",
+      "--threads",    "2",          "--quiet",       "--checkpoint", dir};
   const pid_t pid = fork();
   if (pid == 0) {
     signal(SIGTERM, SIG_DFL);  // not ignored, whatever this process inherited

@@ -20,7 +20,7 @@ using testing::random_tensor;
 constexpr double kPi = 3.14159265358979323846;
 constexpr float kSlope = 0.07f;  // LeakyReLU's negative slope, not the default, to see it used
 constexpr Activation kAll[] = {Activation::relu, Activation::leaky_relu, Activation::sigmoid,
-                               Activation::tanh, Activation::gelu, Activation::gelu_tanh};
+                               Activation::tanh, Activation::gelu,       Activation::gelu_tanh};
 constexpr std::int64_t kSizes[] = {1, 7, 33, 1000, 40001};  // the last runs multithreaded
 
 using testing::error_message;
@@ -64,7 +64,8 @@ double reference_derivative(Activation f, double x) {
              x * std::exp(-0.5 * x * x) / std::sqrt(2.0 * kPi);
     case Activation::gelu_tanh: {
       const double t = std::tanh(std::sqrt(2.0 / kPi) * (x + 0.044715 * x * x * x));
-      return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * std::sqrt(2.0 / kPi) * (1.0 + 3.0 * 0.044715 * x * x);
+      return 0.5 * (1.0 + t) +
+             0.5 * x * (1.0 - t * t) * std::sqrt(2.0 / kPi) * (1.0 + 3.0 * 0.044715 * x * x);
     }
   }
   return 0.0;

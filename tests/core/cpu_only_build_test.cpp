@@ -25,9 +25,10 @@ TEST(WithoutAGpu, CudaTensorsStreamsAndPinnedMemoryFailClearly) {
   if (kiln::cuda_available()) GTEST_SKIP() << "a CUDA device is present";
   const std::string reason = kiln::cuda_unavailable_reason();
   EXPECT_FALSE(reason.empty());
-  const std::string words = kiln::cuda_device_count() == 0 && reason.find("built without") != std::string::npos
-                                ? "built without CUDA"
-                                : "CUDA";
+  const std::string words =
+      kiln::cuda_device_count() == 0 && reason.find("built without") != std::string::npos
+          ? "built without CUDA"
+          : "CUDA";
   expect_error_containing([] { Tensor::empty({7}, kiln::DType::f32, Device::cuda(0)); }, words);
   expect_error_containing([] { Tensor::empty_pinned({7}); }, words);
   expect_error_containing([] { kiln::Stream::create(Device::cuda(0)); }, words);

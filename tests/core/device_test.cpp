@@ -23,7 +23,8 @@ TEST(Device, RejectsMalformedNamesWithTheAcceptedForms) {
       Device::parse(bad);
       ADD_FAILURE() << "'" << bad << "' was accepted";
     } catch (const kiln::Error& e) {
-      EXPECT_NE(std::string(e.what()).find("expected cpu, gpu, gpu:N"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("expected cpu, gpu, gpu:N"), std::string::npos)
+          << e.what();
     }
   }
 }
@@ -84,7 +85,8 @@ TEST(Device, AFailedProbeWithAnOldDriverSaysItIsTooOldAndWhichVersions) {
   const kiln::detail::CudaProbeFailure f = insufficient_driver(true, 12040);
   const std::string words = kiln::detail::describe_cuda_unavailable(f);
   EXPECT_NE(words.find("the NVIDIA driver is too old"), std::string::npos) << words;
-  EXPECT_NE(words.find("supports CUDA 12.4, kiln's runtime is CUDA 13.0"), std::string::npos) << words;
+  EXPECT_NE(words.find("supports CUDA 12.4, kiln's runtime is CUDA 13.0"), std::string::npos)
+      << words;
 }
 
 TEST(Device, AnyOtherFailedProbeGivesTheRuntimesWords) {

@@ -40,9 +40,11 @@ class ScopedVariable {
 
 TEST(Environment, ListsEveryVariableTheLibraryReads) {
   std::string names;
-  for (const kiln::EnvironmentVariable& v : kiln::environment_variables()) names += std::string(v.name) + " ";
+  for (const kiln::EnvironmentVariable& v : kiln::environment_variables())
+    names += std::string(v.name) + " ";
   EXPECT_EQ(names,
-            "KILN_CPU_COMPUTE KILN_CPU_DESCRIPTION KILN_RELU_EPILOGUE KILN_LOG_LEVEL KILN_DEVICE_ALLOCATOR ");
+            "KILN_CPU_COMPUTE KILN_CPU_DESCRIPTION KILN_RELU_EPILOGUE KILN_LOG_LEVEL "
+            "KILN_DEVICE_ALLOCATOR ");
 }
 
 TEST(Environment, ABadValueIsNamedWithItsVariable) {
@@ -76,7 +78,8 @@ TEST(Environment, GoodAndEmptyValuesPass) {
 
 TEST(Environment, AnAppsOwnVariablesAreCheckedToo) {
   static bool checked = false;
-  const kiln::EnvironmentVariable own[] = {{"KILN_TEST_OWN_VARIABLE", "anything", [](const char*) { checked = true; }}};
+  const kiln::EnvironmentVariable own[] = {
+      {"KILN_TEST_OWN_VARIABLE", "anything", [](const char*) { checked = true; }}};
   kiln::check_environment(own);
   EXPECT_FALSE(checked) << "unset: not checked";
   const ScopedVariable set("KILN_TEST_OWN_VARIABLE", "x");

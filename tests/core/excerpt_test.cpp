@@ -14,7 +14,8 @@ TEST(Excerpt, QuotesShortTextAsItIs) {
   EXPECT_EQ(excerpt("abc"), "'abc'");
   EXPECT_EQ(excerpt(""), "''");
   EXPECT_EQ(bare_excerpt("{\"a\": 1}"), "{\"a\": 1}");
-  EXPECT_EQ(excerpt("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5"), "'caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5'");
+  EXPECT_EQ(excerpt("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5"),
+            "'caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5'");
 }
 
 TEST(Excerpt, EscapesControlBytesAndTheNul) {
@@ -24,16 +25,20 @@ TEST(Excerpt, EscapesControlBytesAndTheNul) {
 }
 
 TEST(Excerpt, EscapesC1ControlsAndBidirectionalOverrides) {
-  EXPECT_EQ(excerpt("\xc2\x9b" "2J"), "'\\xc2\\x9b2J'");        // U+009B, the 8-bit CSI
-  EXPECT_EQ(excerpt("ab\xe2\x80\xae" "cd"), "'ab\\xe2\\x80\\xaecd'");  // U+202E, right-to-left
+  EXPECT_EQ(excerpt("\xc2\x9b"
+                    "2J"),
+            "'\\xc2\\x9b2J'");  // U+009B, the 8-bit CSI
+  EXPECT_EQ(excerpt("ab\xe2\x80\xae"
+                    "cd"),
+            "'ab\\xe2\\x80\\xaecd'");  // U+202E, right-to-left
 }
 
 TEST(Excerpt, EscapesBytesThatAreNotUtf8) {
   EXPECT_EQ(excerpt("\xff\xfe"), "'\\xff\\xfe'");
-  EXPECT_EQ(excerpt("\xc0\xaf"), "'\\xc0\\xaf'");        // overlong '/'
+  EXPECT_EQ(excerpt("\xc0\xaf"), "'\\xc0\\xaf'");           // overlong '/'
   EXPECT_EQ(excerpt("\xed\xa0\x80"), "'\\xed\\xa0\\x80'");  // a surrogate
-  EXPECT_EQ(excerpt("x\xe2\x82"), "'x\\xe2\\x82'");       // cut short
-  EXPECT_EQ(excerpt("\x80z"), "'\\x80z'");                // a stray continuation byte
+  EXPECT_EQ(excerpt("x\xe2\x82"), "'x\\xe2\\x82'");         // cut short
+  EXPECT_EQ(excerpt("\x80z"), "'\\x80z'");                  // a stray continuation byte
 }
 
 TEST(Excerpt, CutsLongTextAndStatesTheFullSize) {
@@ -45,7 +50,8 @@ TEST(Excerpt, CutsLongTextAndStatesTheFullSize) {
 }
 
 TEST(Excerpt, NeverCutsInsideACharacter) {
-  // "é" is two bytes: within 4 bytes "aé" (3) fits, "aéé" (5) does not, and half an "é" is not shown.
+  // "é" is two bytes: within 4 bytes "aé" (3) fits, "aéé" (5) does not, and half an "é" is not
+  // shown.
   EXPECT_EQ(excerpt("a\xc3\xa9\xc3\xa9", 4), "'a\xc3\xa9\u2026' (5 bytes)");
 }
 

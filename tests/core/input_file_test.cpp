@@ -27,8 +27,9 @@ TEST(InputFile, ReadsARegularFileWhole) {
   EXPECT_EQ(file.size(), 3u);
   EXPECT_EQ(file.read_all(), std::string("a\0b", 3));
   EXPECT_EQ(kiln::read_input_file(kiln::testing::write_text(dir / "empty", ""), "text file"), "");
-  EXPECT_NE(error_message([&] { kiln::InputFile((dir / "nope").string(), "text file"); })
-                .find("cannot open text file " + (dir / "nope").string() + ": No such file"),
+  EXPECT_NE(error_message([&] {
+              kiln::InputFile((dir / "nope").string(), "text file");
+            }).find("cannot open text file " + (dir / "nope").string() + ": No such file"),
             std::string::npos);
 }
 

@@ -26,7 +26,8 @@ std::vector<float> naive_linear(const Tensor& x, const Tensor& w, const Tensor& 
   for (std::int64_t r = 0; r < n; ++r)
     for (std::int64_t o = 0; o < out; ++o) {
       double sum = bias.defined() ? bv[o] : 0.0;
-      for (std::int64_t i = 0; i < in; ++i) sum += static_cast<double>(xv[r * in + i]) * wv[o * in + i];
+      for (std::int64_t i = 0; i < in; ++i)
+        sum += static_cast<double>(xv[r * in + i]) * wv[o * in + i];
       y[r * out + o] = static_cast<float>(relu && sum < 0.0 ? 0.0 : sum);
     }
   return y;
@@ -59,13 +60,18 @@ TEST(LinearForward, MatchesNaiveLoopWithAndWithoutBiasAndRelu) {
 TEST(LinearForward, RejectsMismatchedWeightAndBias) {
   const Tensor x = random_tensor(Shape{4, 6}, 1);
   Tensor y = Tensor::zeros(Shape{4, 3});
-  std::string message = error_message([&] { linear_forward(x, random_tensor(Shape{3, 5}, 2), Tensor(), y); });
+  std::string message = error_message([&] {
+    linear_forward(x, random_tensor(Shape{3, 5}, 2), Tensor(), y);
+  });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "x (4, 6) and weight (3, 5)", message);
-  message = error_message(
-      [&] { linear_forward(x, random_tensor(Shape{3, 6}, 2), random_tensor(Shape{4}, 3), y); });
+  message = error_message([&] {
+    linear_forward(x, random_tensor(Shape{3, 6}, 2), random_tensor(Shape{4}, 3), y);
+  });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "bias must have shape (3,), found (4,)", message);
   Tensor wrong_y = Tensor::zeros(Shape{4, 2});
-  message = error_message([&] { linear_forward(x, random_tensor(Shape{3, 6}, 2), Tensor(), wrong_y); });
+  message = error_message([&] {
+    linear_forward(x, random_tensor(Shape{3, 6}, 2), Tensor(), wrong_y);
+  });
   EXPECT_PRED_FORMAT2(::testing::IsSubstring, "y must have shape (4, 3), found (4, 2)", message);
 }
 

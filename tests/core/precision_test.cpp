@@ -2,9 +2,9 @@
 // (the CPU stays exact fp32), bf16 rounds the inputs to bfloat16 and multiplies in fp32.
 #include <gtest/gtest.h>
 
+#include "kiln/core/cpu/bf16.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/precision.h"
-#include "kiln/core/cpu/bf16.h"
 #include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
@@ -21,7 +21,8 @@ TEST(MatmulPrecision, ParsesTheThreeNamesAndRejectsOthers) {
 }
 
 TEST(MatmulPrecision, CpuGemmIgnoresTf32AndRoundsBf16Inputs) {
-  const Tensor a = testing::random_tensor(Shape{33, 65}, 1), b = testing::random_tensor(Shape{65, 17}, 2);
+  const Tensor a = testing::random_tensor(Shape{33, 65}, 1),
+               b = testing::random_tensor(Shape{65, 17}, 2);
   EXPECT_EQ(matmul_precision(), MatmulPrecision::fp32);
   const std::vector<float> exact = matmul(a, b).to_vector<float>();
   set_matmul_precision(MatmulPrecision::tf32);

@@ -5,8 +5,8 @@
 #include "kiln/core/tensor.h"
 #include "tests/support/tensor_testing.h"
 
-using kiln::DType;
 using kiln::Device;
+using kiln::DType;
 using kiln::Shape;
 using kiln::Tensor;
 

@@ -150,7 +150,8 @@ TEST(CsvDataset, ANonNumericFloatTargetNamesTheFileAndRow) {
 TEST(CsvDataset, CellsInMessagesAreEscapedAndCutToABoundedExcerpt) {
   using kiln::testing::is_printable_message;
   const auto dir = kiln::testing::fresh_folder("csv_hostile");
-  const std::string huge = write_text(dir / "huge.csv", "1,2\n0," + std::string(5242880, '7') + "x\n");
+  const std::string huge =
+      write_text(dir / "huge.csv", "1,2\n0," + std::string(5242880, '7') + "x\n");
   const std::string cut = error_message([&] { CsvDataset{huge}; });
   EXPECT_TRUE(is_printable_message(cut));
   EXPECT_CONTAINS(cut, "row 2, column 2: '777");
@@ -160,11 +161,14 @@ TEST(CsvDataset, CellsInMessagesAreEscapedAndCutToABoundedExcerpt) {
   const std::string escaped = error_message([&] { CsvDataset{title}; });
   EXPECT_TRUE(is_printable_message(escaped));
   EXPECT_CONTAINS(escaped, "'\\x1b]0;owned\\x07' is not a number");
-  const std::string nul = write_text(dir / "nul.csv", std::string("1,2\n0,3\0" "4\n", 10));
+  const std::string nul = write_text(dir / "nul.csv", std::string("1,2\n0,3\0"
+                                                                  "4\n",
+                                                                  10));
   EXPECT_CONTAINS(error_message([&] { CsvDataset{nul}; }), "'3\\x004' is not a number");
   const std::string name = write_text(dir / "name.csv", "label,\x1b[2J\n1,x\n");
   EXPECT_CONTAINS(error_message([&] { CsvDataset{name}; }), "column 2 ('\\x1b[2J'): 'x'");
-  const std::string wide = write_text(dir / "wide.csv", "label," + std::string(100000, 'c') + "\n1,2\n");
+  const std::string wide =
+      write_text(dir / "wide.csv", "label," + std::string(100000, 'c') + "\n1,2\n");
   const std::string columns =
       error_message([&] { CsvDataset(wide, CsvOptions{.label_column = "y"}); });
   EXPECT_TRUE(is_printable_message(columns));
@@ -178,5 +182,6 @@ TEST(CsvDataset, ReadsLinesEndedByCrAloneOrCrLf) {
   EXPECT_EQ(data.size(), 2);
   EXPECT_TRUE(data.has_header());
   const std::string mixed = write_text(dir / "mixed.csv", "1,2\r\n0,3\r2,x\n");
-  EXPECT_CONTAINS(error_message([&] { CsvDataset{mixed}; }), "row 3, column 2: 'x' is not a number");
+  EXPECT_CONTAINS(error_message([&] { CsvDataset{mixed}; }),
+                  "row 3, column 2: 'x' is not a number");
 }

@@ -38,7 +38,6 @@ inline std::string write_bytes(const std::filesystem::path& path,
   return path.string();
 }
 
-
 }  // namespace kiln::testing
 
 #define EXPECT_CONTAINS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)

@@ -120,7 +120,8 @@ TEST(IdxDataset, AMissingFashionMnistSaysWhatToInstall) {
 TEST(IdxDataset, AMissingFileIsNamed) {
   const fs::path dir = temp_folder("missing_file");
   const std::string labels_path = write(dir / "lab", labels({1, 2, 3}));
-  const std::string message = error_message([&] { IdxDataset((dir / "nope").string(), labels_path); });
+  const std::string message =
+      error_message([&] { IdxDataset((dir / "nope").string(), labels_path); });
   EXPECT_HAS(message, (dir / "nope").string());
   EXPECT_HAS(message, "does not exist");
 }

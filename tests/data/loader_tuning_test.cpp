@@ -16,7 +16,8 @@ using kiln::LoaderTrial;
 
 namespace {
 
-std::vector<LoaderTrial> recorded(std::initializer_list<std::pair<int, double>> rates, bool pinned = false) {
+std::vector<LoaderTrial> recorded(std::initializer_list<std::pair<int, double>> rates,
+                                  bool pinned = false) {
   std::vector<LoaderTrial> trials;
   for (const auto& [workers, rate] : rates) trials.push_back({{workers, pinned}, rate, 0.0});
   return trials;
@@ -39,7 +40,8 @@ std::vector<float> epoch_order(DataLoader& loader) {
 }  // namespace
 
 TEST(LoaderTuning, ChoosesTheFewestWorkersWithinTheNoiseOfTheFastest) {
-  EXPECT_EQ(chosen(recorded({{0, 100}, {1, 180}, {2, 185}})).workers, 1);  // 180 is within 5 % of 185
+  EXPECT_EQ(chosen(recorded({{0, 100}, {1, 180}, {2, 185}})).workers,
+            1);  // 180 is within 5 % of 185
   EXPECT_EQ(chosen(recorded({{0, 100}, {1, 150}, {2, 185}})).workers, 2);  // 150 is not
   EXPECT_EQ(chosen(recorded({{0, 100}, {1, 150}, {2, 185}}), 0.25).workers, 1);
   EXPECT_EQ(chosen(recorded({{0, 300}, {1, 290}, {2, 310}, {4, 200}})).workers, 0);
@@ -87,16 +89,19 @@ TEST(LoaderTuning, LeavesTheLoaderAtTheChoiceWithItsNextEpochUnchanged) {
   DataLoader tuned(data, DataLoaderOptions{.batch_size = 8, .seed = 5, .num_workers = 2});
   tuned.set_epoch(3);
   std::int64_t consumed = 0;
-  const kiln::LoaderTuning tuning = kiln::tune_loader(
-      tuned, {.worker_counts = {0, 1, 3}, .batches = 4}, {[&](const kiln::Batch&) { ++consumed; }, nullptr}, 2);
+  const kiln::LoaderTuning tuning =
+      kiln::tune_loader(tuned, {.worker_counts = {0, 1, 3}, .batches = 4},
+                        {[&](const kiln::Batch&) { ++consumed; }, nullptr}, 2);
   ASSERT_EQ(tuning.trials.size(), 3u);
   EXPECT_EQ(tuning.batches, 4);
   EXPECT_EQ(consumed, 2 * 3 * 4);  // two rounds of three settings, 4 batches each
   EXPECT_EQ(tuned.options().num_workers, tuning.chosen.setting.workers);
-  EXPECT_EQ(tuning.chosen.setting, tuning.trials[kiln::choose_loader_trial(tuning.trials, 0.05)].setting);
+  EXPECT_EQ(tuning.chosen.setting,
+            tuning.trials[kiln::choose_loader_trial(tuning.trials, 0.05)].setting);
   EXPECT_EQ(tuned.epoch(), 3);
   EXPECT_EQ(epoch_order(tuned), expected);
-  EXPECT_NE(kiln::describe(tuning).find("the best of 2 tries of 4 batches"), std::string::npos) << kiln::describe(tuning);
+  EXPECT_NE(kiln::describe(tuning).find("the best of 2 tries of 4 batches"), std::string::npos)
+      << kiln::describe(tuning);
 }
 
 TEST(LoaderTuning, SetWorkersKeepsTheBatchesAndTheEpoch) {

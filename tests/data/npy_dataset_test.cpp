@@ -241,15 +241,15 @@ TEST(NpyDataset, LabelsThatCannotBeClassIndicesAreRefused) {
 TEST(NpyDataset, HeaderTextInMessagesIsEscapedAndBounded) {
   using kiln::testing::is_printable_message;
   const auto dir = kiln::testing::fresh_folder("npy_hostile");
-  const std::string clear = kiln::testing::write_bytes(
-      dir / "clear.npy", npy<float>("\x1b[2J", "(2,)", {1, 2}));
+  const std::string clear =
+      kiln::testing::write_bytes(dir / "clear.npy", npy<float>("\x1b[2J", "(2,)", {1, 2}));
   const std::string dtype = error_message([&] { NpyDataset{clear}; });
   EXPECT_TRUE(is_printable_message(dtype));
   EXPECT_CONTAINS(dtype, "dtype '\\x1b[2J' is not supported");
   std::string shape = "(";
   for (int d = 0; d < 30000; ++d) shape += "1, ";
-  const std::string deep = kiln::testing::write_bytes(
-      dir / "deep.npy", npy<float>("<f4", shape + ")", {1}, 2));
+  const std::string deep =
+      kiln::testing::write_bytes(dir / "deep.npy", npy<float>("<f4", shape + ")", {1}, 2));
   const std::string rank = error_message([&] { NpyDataset{deep}; });
   EXPECT_TRUE(is_printable_message(rank));
   EXPECT_CONTAINS(rank, "the .npy header's shape has more than 64 dimensions");

@@ -104,7 +104,8 @@ TEST(CollectiveWatchdog, NamesTheTimeoutSettingInTheCallersWords) {
         std::this_thread::sleep_for(10ms);
     }
     std::lock_guard lock(fired.mutex);
-    EXPECT_NE(fired.message.find("within 0.1 s (" + name + ")"), std::string::npos) << fired.message;
+    EXPECT_NE(fired.message.find("within 0.1 s (" + name + ")"), std::string::npos)
+        << fired.message;
   }
 }
 

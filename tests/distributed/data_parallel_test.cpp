@@ -1,17 +1,18 @@
 // The data-parallel pieces one process can check: evaluation shards cover the test split exactly
-// once, the helpers are the identity alone, the diagnosis names a slow all-reduce, and --gpus without a GPU says what is missing.
+// once, the helpers are the identity alone, the diagnosis names a slow all-reduce, and --gpus
+// without a GPU says what is missing.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <sstream>
 
+#include "apps/train/train_checks.h"
 #include "kiln/core/device.h"
 #include "kiln/data/dataset.h"
 #include "kiln/data/subset_dataset.h"
 #include "kiln/distributed/data_parallel.h"
-#include "kiln/training/diagnosis.h"
 #include "kiln/io/safetensors.h"
-#include "apps/train/train_checks.h"
+#include "kiln/training/diagnosis.h"
 #include "tests/data/test_datasets.h"
 #include "tests/support/train_testing.h"
 

@@ -3,12 +3,12 @@
 // the result is the mean over ranks (here over a simulated second rank).
 #include <gtest/gtest.h>
 
-#include "kiln/distributed/communicator.h"
 #include "kiln/core/ops.h"
+#include "kiln/distributed/communicator.h"
+#include "kiln/distributed/gradient_reducer.h"
 #include "kiln/layers/gradient_ready_hook.h"
 #include "kiln/layers/linear.h"
 #include "kiln/models/sequential.h"
-#include "kiln/distributed/gradient_reducer.h"
 #include "tests/support/tensor_testing.h"
 
 namespace {

@@ -103,8 +103,8 @@ TEST(ExportOnnxApp, ReadsAGptsVocabularyFromItsWeightsAndTakesItsWholeContext) {
   ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_NE(outcome.out.find("ONNX opset 17, input (batch, 8)"), std::string::npos) << outcome.out;
   kiln::Generator other(2);
-  expect_onnx_runtime_matches(onnx, dir, kiln::build_model("gpt:1-2-16-8", kiln::Shape{8}, 13, other),
-                              13);
+  expect_onnx_runtime_matches(onnx, dir,
+                              kiln::build_model("gpt:1-2-16-8", kiln::Shape{8}, 13, other), 13);
 }
 
 TEST(ExportOnnxApp, ACheckpointWithoutASpecPointsAtTheLibraryCall) {

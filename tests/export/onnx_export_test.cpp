@@ -1,7 +1,7 @@
 // The ONNX exporter: its files pass libonnx's checker and state opset 17 with a dynamic batch, and
 // ONNX Runtime computes from them what Module::predict does (within 1e-5) on the article MLP,
-// LeNet-5, the cnn preset, a Residual model that holds every other layer kiln has and a GPT. A module
-// the exporter does not know, and an input the model does not take, are one clear error.
+// LeNet-5, the cnn preset, a Residual model that holds every other layer kiln has and a GPT. A
+// module the exporter does not know, and an input the model does not take, are one clear error.
 #include "kiln/export/onnx_export.h"
 
 #include <gtest/gtest.h>
@@ -55,7 +55,8 @@ void vary_norm_weights(kiln::Module& model, kiln::Generator& gen) {
 
 // Every layer kiln has beyond the presets': Residual (of a Sequential, twice), Conv2d without bias,
 // BatchNorm2d, LeakyReLU, AvgPool2d with padding, Flatten, a Linear with its own ReLU and one
-// without bias, LayerNorm, GELU (exact and tanh), Tanh, BatchNorm1d, Sigmoid, Dropout. For (1, 14, 14) samples.
+// without bias, LayerNorm, GELU (exact and tanh), Tanh, BatchNorm1d, Sigmoid, Dropout. For (1, 14,
+// 14) samples.
 std::shared_ptr<kiln::Module> residual_model(kiln::Generator& gen) {
   auto conv_block = std::make_shared<kiln::Sequential>();
   conv_block
@@ -95,7 +96,10 @@ const std::vector<ExportCase>& export_cases() {
       {"ResidualWithEveryLayer", residual_model, kiln::Shape{1, 14, 14}},
       // Embedding, position rows, causal attention, GELU tanh, LayerNorm and the tied head; 6 of
       // its 8 positions, so the positions too are read from the input.
-      {"Gpt", [](kiln::Generator& gen) { return kiln::build_model("gpt:2-2-16-8", kiln::Shape{8}, 11, gen).net; },
+      {"Gpt",
+       [](kiln::Generator& gen) {
+         return kiln::build_model("gpt:2-2-16-8", kiln::Shape{8}, 11, gen).net;
+       },
        kiln::Shape{6}, 11},
   };
   return cases;

@@ -7,14 +7,14 @@
 
 #include <sstream>
 
+#include "apps/train/train_options.h"
 #include "kiln/core/cuda_graph.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/stream.h"
 #include "kiln/io/safetensors.h"
-#include "apps/train/train_options.h"
 #include "kiln/optim/lr_schedule.h"
-#include "kiln/spec/optimizer_spec.h"
 #include "kiln/optim/step_scalars.h"
+#include "kiln/spec/optimizer_spec.h"
 #include "tests/gpu/gpu_parity.h"
 #include "tests/optim/optim_testing.h"
 #include "tests/support/train_testing.h"

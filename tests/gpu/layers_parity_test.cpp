@@ -10,8 +10,8 @@
 #include "kiln/layers/activations.h"
 #include "kiln/layers/batch_norm.h"
 #include "kiln/layers/batch_norm2d.h"
-#include "kiln/layers/conv2d.h"
 #include "kiln/layers/causal_self_attention.h"
+#include "kiln/layers/conv2d.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/flatten.h"
@@ -202,7 +202,8 @@ TEST(LayersParity, LeNet5MatchesCpu) {
 // Token ids of (b, t) below `vocabulary`, as float32 (a token batch's x).
 Tensor token_ids(std::int64_t b, std::int64_t t, std::int64_t vocabulary) {
   std::vector<float> ids(static_cast<std::size_t>(b * t));
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<float>((i * 7 + 3) % vocabulary);
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    ids[i] = static_cast<float>((i * 7 + 3) % vocabulary);
   return Tensor::from_vector(ids, {b, t});
 }
 

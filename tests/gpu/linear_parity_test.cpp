@@ -28,7 +28,9 @@ using testing::kReductionRtol;
 using testing::on_gpu;
 using testing::random_tensor;
 
-float linear_atol(std::int64_t in) { return 1e-4f * std::sqrt(static_cast<float>(std::max<std::int64_t>(in, 1))); }
+float linear_atol(std::int64_t in) {
+  return 1e-4f * std::sqrt(static_cast<float>(std::max<std::int64_t>(in, 1)));
+}
 
 // Sets the ReLU epilogue for one scope and restores the process's choice after.
 class ReluEpilogueScope {
@@ -53,7 +55,8 @@ bool fell_back(std::int64_t before, const std::string& what) {
 }
 
 // y on both devices for the same inputs; y on the GPU starts as NaN (the epilogue must overwrite).
-void expect_parity(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, float rtol, float atol) {
+void expect_parity(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, float rtol,
+                   float atol) {
   Tensor expected = Tensor::zeros(Shape{x.size(0), w.size(0)});
   linear_forward(x, w, bias, expected, relu);
   Tensor actual = Tensor::full(expected.shape(), std::numeric_limits<float>::quiet_NaN(), kGpu);
@@ -67,8 +70,8 @@ TEST(LinearParity, MatchesCpuWithAndWithoutBiasAndRelu) {
     std::int64_t n, in, out;
     bool must_fuse;  // the article's shapes: a fallback there costs every training step
   };
-  const Dims dims[] = {{1, 1, 1, false},         {7, 33, 5, false},          {256, 784, 1024, true},
-                       {256, 1024, 1024, true},  {1024, 1024, 1024, true},   {64, 1024, 10, false},
+  const Dims dims[] = {{1, 1, 1, false},        {7, 33, 5, false},        {256, 784, 1024, true},
+                       {256, 1024, 1024, true}, {1024, 1024, 1024, true}, {64, 1024, 10, false},
                        {3, 0, 4, false}};
   std::uint32_t seed = 200;
   for (ReluEpilogue epilogue : {ReluEpilogue::fused, ReluEpilogue::separate}) {
@@ -186,7 +189,8 @@ TEST(LinearParity, ReducedPrecisionStaysCloseToTheCpu) {
   const Tensor x = random_tensor(Shape{256, 1024}, 221), w = random_tensor(Shape{1024, 1024}, 222);
   const Tensor bias = random_tensor(Shape{1024}, 223);
   const float scale = std::sqrt(1024.0f);
-  for (auto [precision, tolerance] : {std::pair{MatmulPrecision::tf32, 1e-2f}, std::pair{MatmulPrecision::bf16, 5e-2f}}) {
+  for (auto [precision, tolerance] :
+       {std::pair{MatmulPrecision::tf32, 1e-2f}, std::pair{MatmulPrecision::bf16, 5e-2f}}) {
     SCOPED_TRACE(matmul_precision_name(precision));
     set_matmul_precision(precision);
     // Whether FAST_TF32 / FAST_16BF have a RELU_BIAS kernel is cuBLASLt's choice: reported only.

@@ -52,7 +52,8 @@ TEST(MatmulOnTheGpu, Tf32AndBf16AreCloseToTheCpuButNotExactFp32) {
   const Tensor tf32 = product_in(MatmulPrecision::tf32), bf16 = product_in(MatmulPrecision::bf16);
   EXPECT_TRUE(all_close(tf32, expected, 1e-2f, 1e-2f * scale));
   EXPECT_TRUE(all_close(bf16, expected, 5e-2f, 5e-2f * scale));
-  const float tf32_error = worst_error(tf32.to_vector<float>()), bf16_error = worst_error(bf16.to_vector<float>());
+  const float tf32_error = worst_error(tf32.to_vector<float>()),
+              bf16_error = worst_error(bf16.to_vector<float>());
   EXPECT_GT(tf32_error, 0.0f) << "TF32 gave exact fp32 bits";
   // CUBLAS_COMPUTE_32F_FAST_16BF "allows down-converting inputs to bfloat16 or TF32": if cuBLAS
   // chose TF32 kernels, --precision bf16 is TF32 in fact, and this says so.

@@ -6,9 +6,9 @@
 #include <sstream>
 #include <thread>
 
+#include "apps/train/train_options.h"
 #include "kiln/distributed/nccl_communicator.h"
 #include "kiln/io/safetensors.h"
-#include "apps/train/train_options.h"
 #include "tests/support/tensor_testing.h"
 #include "tests/support/train_testing.h"
 

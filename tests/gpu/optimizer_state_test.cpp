@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "kiln/optim/clip.h"
-#include "kiln/spec/optimizer_spec.h"
 #include "kiln/optim/sgd.h"
+#include "kiln/spec/optimizer_spec.h"
 #include "tests/gpu/gpu_parity.h"
 #include "tests/optim/optim_testing.h"
 

@@ -37,20 +37,23 @@ TEST(FolderLock, ALockThatIsASymbolicLinkIsRefusedAndItsTargetKept) {
   EXPECT_EQ(text_of(precious), "the user's notes\n");
   fs::remove(dir / "ckpt" / "lock");
   fs::create_symlink(dir / "nowhere", dir / "ckpt" / "lock");  // dangling: not created through
-  EXPECT_CONTAINS(error_message([&] { kiln::FolderLock((dir / "ckpt").string(), "checkpoint folder"); }),
-                  "is a symbolic link");
+  EXPECT_CONTAINS(
+      error_message([&] { kiln::FolderLock((dir / "ckpt").string(), "checkpoint folder"); }),
+      "is a symbolic link");
   EXPECT_FALSE(fs::exists(dir / "nowhere"));
 }
 
 TEST(FolderLock, ALockThatIsNotARegularFileIsRefused) {
   const fs::path dir = fresh_folder("lock_kinds");
   fs::create_directories(dir / "folder" / "lock");
-  EXPECT_CONTAINS(error_message([&] { kiln::FolderLock((dir / "folder").string(), "checkpoint folder"); }),
-                  "cannot open checkpoint folder");
+  EXPECT_CONTAINS(
+      error_message([&] { kiln::FolderLock((dir / "folder").string(), "checkpoint folder"); }),
+      "cannot open checkpoint folder");
   fs::create_directories(dir / "fifo");
   ASSERT_EQ(::mkfifo((dir / "fifo" / "lock").c_str(), 0644), 0);
-  EXPECT_CONTAINS(error_message([&] { kiln::FolderLock((dir / "fifo").string(), "checkpoint folder"); }),
-                  "is a FIFO; kiln writes only regular files");
+  EXPECT_CONTAINS(
+      error_message([&] { kiln::FolderLock((dir / "fifo").string(), "checkpoint folder"); }),
+      "is a FIFO; kiln writes only regular files");
   fs::create_directories(dir / "plain");
   const kiln::FolderLock fine((dir / "plain").string(), "checkpoint folder");
   EXPECT_TRUE(fs::is_regular_file(dir / "plain" / "lock"));
@@ -80,8 +83,9 @@ TEST(OutputFile, TheJsonLogIsNotAppendedThroughALink) {
   const fs::path dir = fresh_folder("output_log_link");
   const std::string data = write_text(dir / "train.csv", "label,x\n1,2\n");
   fs::create_symlink(data, dir / "log.jsonl");
-  EXPECT_CONTAINS(error_message([&] { kiln::JsonLog((dir / "log.jsonl").string()); }),
-                  "TrainerOptions::log_json file '" + (dir / "log.jsonl").string() + "' is a symbolic link");
+  EXPECT_CONTAINS(
+      error_message([&] { kiln::JsonLog((dir / "log.jsonl").string()); }),
+      "TrainerOptions::log_json file '" + (dir / "log.jsonl").string() + "' is a symbolic link");
   EXPECT_EQ(text_of(data), "label,x\n1,2\n");
 }
 
@@ -89,11 +93,21 @@ TEST(OutputFile, AnOutputThatIsAnInputIsRefusedWhateverItsPath) {
   const fs::path dir = fresh_folder("output_is_input");
   const std::string data = write_text(dir / "train.csv", "label,x\n1,2\n");
   fs::create_hard_link(data, dir / "alias.csv");
-  EXPECT_CONTAINS(error_message([&] { kiln::check_output_is_no_input((dir / "alias.csv").string(), "--log-json", {data}); }),
-                  "--log-json file '" + (dir / "alias.csv").string() + "' is the input '" + data + "'");
+  EXPECT_CONTAINS(
+      error_message([&] {
+        kiln::check_output_is_no_input((dir / "alias.csv").string(), "--log-json", {data});
+      }),
+      "--log-json file '" + (dir / "alias.csv").string() + "' is the input '" + data + "'");
   const std::string dotted = (dir / "." / "train.csv").string();
-  EXPECT_NE(error_message([&] { kiln::check_output_is_no_input(dotted, "--log-json", {data}); }), "");
-  EXPECT_EQ(error_message([&] { kiln::check_output_is_no_input((dir / "new.jsonl").string(), "--log-json", {data}); }), "");
+  EXPECT_NE(error_message([&] { kiln::check_output_is_no_input(dotted, "--log-json", {data}); }),
+            "");
+  EXPECT_EQ(error_message([&] {
+              kiln::check_output_is_no_input((dir / "new.jsonl").string(), "--log-json", {data});
+            }),
+            "");
   write_text(dir / "other.jsonl", "");
-  EXPECT_EQ(error_message([&] { kiln::check_output_is_no_input((dir / "other.jsonl").string(), "--log-json", {data}); }), "");
+  EXPECT_EQ(error_message([&] {
+              kiln::check_output_is_no_input((dir / "other.jsonl").string(), "--log-json", {data});
+            }),
+            "");
 }

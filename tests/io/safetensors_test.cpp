@@ -30,10 +30,13 @@ TEST(Safetensors, WritesTheLayoutOtherReadersExpect) {
   std::ifstream in(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::uint64_t n = 0;
-  for (int i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    n |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
   EXPECT_EQ(n % 8, 0u);  // data starts 8-byte aligned
   const std::string header = bytes.substr(8, n);
-  EXPECT_NE(header.find(R"("b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]})"), std::string::npos) << header;
+  EXPECT_NE(header.find(R"("b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]})"),
+            std::string::npos)
+      << header;
   EXPECT_EQ(bytes.size(), 8 + n + 8);
   float first = 0;
   std::memcpy(&first, bytes.data() + 8 + n, 4);
@@ -44,10 +47,13 @@ TEST(Safetensors, RejectsBrokenFilesNamingThem) {
   const std::string path = temp_path("broken.safetensors");
   kiln::save_safetensors(path, {{"w", kiln::testing::random_tensor({100}, 2)}});
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 10);
-  EXPECT_NE(error_message([&] { kiln::load_safetensors(path); }).find("truncated"), std::string::npos);
+  EXPECT_NE(error_message([&] { kiln::load_safetensors(path); }).find("truncated"),
+            std::string::npos);
   { std::ofstream(path, std::ios::binary) << "garbage"; }
   EXPECT_NE(error_message([&] { kiln::load_safetensors(path); }).find(path), std::string::npos);
-  EXPECT_NE(error_message([&] { kiln::load_safetensors(temp_path("missing.safetensors")); }).find("cannot open"),
+  EXPECT_NE(error_message([&] {
+              kiln::load_safetensors(temp_path("missing.safetensors"));
+            }).find("cannot open"),
             std::string::npos);
 }
 
@@ -129,22 +135,27 @@ TEST(Safetensors, BadShapesNameTheFileAndTensor) {
 TEST(Safetensors, TensorNamesAndHeaderTextInMessagesAreEscapedAndBounded) {
   using kiln::testing::is_printable_message;
   // JSON decodes \u001b to the ESC byte: the name holds a sequence that retitles the terminal.
-  const std::string title = handmade(
-      "title.safetensors", R"({"\u001b]0;owned\u0007":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", 8);
+  const std::string title =
+      handmade("title.safetensors",
+               R"({"\u001b]0;owned\u0007":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", 8);
   EXPECT_TRUE(is_printable_message(load_error(title)));
   EXPECT_ERROR_HAS(title, "tensor '\\x1b]0;owned\\x07' is F64");
-  const std::string long_name = "{\"" + std::string(1 << 20, 'n') + R"(":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})";
+  const std::string long_name =
+      "{\"" + std::string(1 << 20, 'n') + R"(":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})";
   const std::string named = handmade("long_name.safetensors", long_name, 8);
   EXPECT_TRUE(is_printable_message(load_error(named)));
   EXPECT_ERROR_HAS(named, "(1048576 bytes) is F64");
-  const std::string value = R"({"w":{"dtype":"F32","shape":")" + std::string(1 << 20, 'v') + R"(","data_offsets":[0,4]}})";
+  const std::string value = R"({"w":{"dtype":"F32","shape":")" + std::string(1 << 20, 'v') +
+                            R"(","data_offsets":[0,4]}})";
   EXPECT_TRUE(is_printable_message(load_error(handmade("long_value.safetensors", value, 4))));
-  const std::string junk = handmade("junk.safetensors", "{\"w\": \x1b[2J" + std::string(100000, 'j'), 0);
+  const std::string junk =
+      handmade("junk.safetensors", "{\"w\": \x1b[2J" + std::string(100000, 'j'), 0);
   EXPECT_TRUE(is_printable_message(load_error(junk)));
   EXPECT_ERROR_HAS(junk, "malformed safetensors header");
   std::string deep = R"({"w":{"dtype":"F32","data_offsets":[0,4],"shape":[1)";
   for (int d = 0; d < 1000; ++d) deep += ",1";
-  EXPECT_ERROR_HAS(handmade("deep.safetensors", deep + "]}}", 4), "has 1001 dimensions; at most 64");
+  EXPECT_ERROR_HAS(handmade("deep.safetensors", deep + "]}}", 4),
+                   "has 1001 dimensions; at most 64");
 }
 
 TEST(Safetensors, ATensorNamedTwiceIsNamedAsSuch) {

@@ -14,14 +14,16 @@ TEST(ActivationLayers, BackwardMatchesFiniteDifferences) {
   kiln::Tanh tanh;
   kiln::GELU gelu;
   const Tensor x = kiln::testing::random_tensor({7, 33}, 21, -2.0f, 2.0f);
-  for (kiln::Module* m : std::initializer_list<kiln::Module*>{&relu, &leaky, &sigmoid, &tanh, &gelu})
+  for (kiln::Module* m :
+       std::initializer_list<kiln::Module*>{&relu, &leaky, &sigmoid, &tanh, &gelu})
     EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(*m, x)) << m->describe();
 }
 
 TEST(ActivationLayers, ReluZeroesNegativesAndKeepsPositives) {
   kiln::ReLU relu;
-  const auto y = relu.forward(Tensor::from_vector(std::vector<float>{-2.0f, -0.5f, 0.0f, 0.5f, 3.0f}, {5}))
-                     .to_vector<float>();
+  const auto y =
+      relu.forward(Tensor::from_vector(std::vector<float>{-2.0f, -0.5f, 0.0f, 0.5f, 3.0f}, {5}))
+          .to_vector<float>();
   EXPECT_EQ(y, (std::vector<float>{0.0f, 0.0f, 0.0f, 0.5f, 3.0f}));
   EXPECT_EQ(relu.describe(), "ReLU");
   EXPECT_EQ(kiln::LeakyReLU(0.2f).describe(), "LeakyReLU(0.2)");

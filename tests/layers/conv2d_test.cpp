@@ -158,7 +158,8 @@ TEST(Conv2d, ReferenceWeightGradientDoesNotDependOnTheThreadCount) {
 TEST(Conv2d, OnednnWeightGradientRepeatsItselfAtAGivenThreadCount) {
   if (!kiln::onednn_built()) GTEST_SKIP() << "kiln was built without oneDNN (KILN_ONEDNN)";
   const auto results = weight_gradients_by_threads(kiln::CpuCompute::onednn, 2);
-  for (std::size_t i = 0; i < results.size(); i += 2) EXPECT_EQ(results[i], results[i + 1]) << "count " << i / 2 + 1;
+  for (std::size_t i = 0; i < results.size(); i += 2)
+    EXPECT_EQ(results[i], results[i + 1]) << "count " << i / 2 + 1;
   EXPECT_TRUE(kiln::testing::all_close(results[0], results[2], 1e-5f, 1e-5f));
 }
 

@@ -33,7 +33,8 @@ TEST(Embedding, BackwardSumsTheGradientsOfRepeatedIds) {
   Embedding emb(3, 2, gen);
   emb.zero_grad();
   emb.forward(Tensor::from_vector(std::vector<float>{1, 1, 0}, {1, 3}));
-  const Tensor dx = emb.backward(Tensor::from_vector(std::vector<float>{1, 2, 10, 20, 100, 200}, {1, 3, 2}));
+  const Tensor dx =
+      emb.backward(Tensor::from_vector(std::vector<float>{1, 2, 10, 20, 100, 200}, {1, 3, 2}));
   EXPECT_EQ(emb.weight().grad.to_vector<float>(), (std::vector<float>{100, 200, 11, 22, 0, 0}));
   EXPECT_EQ(dx.to_vector<float>(), (std::vector<float>{0, 0, 0})) << "ids have no gradient";
 }

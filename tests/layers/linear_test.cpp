@@ -46,10 +46,12 @@ TEST(Linear, InitialisesLikePyTorchWithinOneOverSqrtFanIn) {
 TEST(Linear, BackwardMatchesFiniteDifferences) {
   kiln::Generator gen(5);
   Linear layer(7, 3, gen);
-  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(layer, kiln::testing::random_tensor({4, 7}, 2)));
+  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(
+      layer, kiln::testing::random_tensor({4, 7}, 2)));
   Linear no_bias(7, 1, gen, false);
   EXPECT_EQ(no_bias.parameters().size(), 1u);
-  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(no_bias, kiln::testing::random_tensor({1, 7}, 4)));
+  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(
+      no_bias, kiln::testing::random_tensor({1, 7}, 4)));
 }
 
 TEST(Linear, BackwardAccumulatesIntoParameterGradients) {
@@ -101,10 +103,12 @@ TEST(Linear, WithAFusedReluComputesTheReluOfThePlainLinear) {
   EXPECT_EQ(fused.describe(), "Linear(3 -> 4, ReLU)");
   const Tensor x = kiln::testing::random_tensor({8, 3}, 14);
   const auto y = plain.forward(x).to_vector<float>();
-  EXPECT_TRUE(std::any_of(y.begin(), y.end(), [](float v) { return v < 0.0f; })) << "nothing for the ReLU to do";
+  EXPECT_TRUE(std::any_of(y.begin(), y.end(), [](float v) { return v < 0.0f; }))
+      << "nothing for the ReLU to do";
   const auto relu_y = fused.forward(x).to_vector<float>();
   for (std::size_t i = 0; i < y.size(); ++i) EXPECT_EQ(relu_y[i], std::max(y[i], 0.0f));
-  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(fused, kiln::testing::random_tensor({5, 3}, 15)));
+  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(
+      fused, kiln::testing::random_tensor({5, 3}, 15)));
 }
 
 TEST(Linear, RefusesToFuseAnActivationOtherThanRelu) {
@@ -113,7 +117,8 @@ TEST(Linear, RefusesToFuseAnActivationOtherThanRelu) {
     Linear layer(3, 4, gen, kiln::LinearOptions{.activation = kiln::Activation::sigmoid});
     FAIL() << "no throw";
   } catch (const kiln::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("only a ReLU fuses into a Linear, found Sigmoid"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("only a ReLU fuses into a Linear, found Sigmoid"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -18,7 +18,8 @@ using kiln::Tensor;
 
 TEST(CrossEntropyLoss, MatchesTheDefinitionOnAHandComputedCase) {
   kiln::CrossEntropyLoss loss;
-  const Tensor logits = Tensor::from_vector(std::vector<float>{1.0f, 2.0f, 3.0f, 0.0f, 0.0f, 0.0f}, {2, 3});
+  const Tensor logits =
+      Tensor::from_vector(std::vector<float>{1.0f, 2.0f, 3.0f, 0.0f, 0.0f, 0.0f}, {2, 3});
   const Tensor labels = Tensor::from_vector(std::vector<std::int32_t>{2, 0}, {2});
   const double row0 = -(3.0 - std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0)));
   const double row1 = std::log(3.0);
@@ -83,7 +84,8 @@ TEST(MSELoss, MatchesTheDefinitionAndFiniteDifferences) {
   EXPECT_NEAR(loss.forward(prediction, target).item(), expected / 21.0, 1e-6);
   const Tensor analytic = loss.backward().clone();
   auto f = [&] { return static_cast<double>(loss.forward(prediction, target).item()); };
-  EXPECT_TRUE(kiln::testing::gradient_matches_finite_differences(f, prediction, analytic, "prediction"));
+  EXPECT_TRUE(
+      kiln::testing::gradient_matches_finite_differences(f, prediction, analytic, "prediction"));
   EXPECT_THROW(loss.forward(prediction, kiln::testing::random_tensor({3, 7}, 1)), kiln::Error);
 }
 
@@ -108,8 +110,9 @@ TEST(Loss, ATargetOfTheOtherKindSaysWhichLossToUse) {
   const Tensor labels = Tensor::from_vector(std::vector<std::int32_t>{0, 0, 0}, {3});
   const Tensor values = kiln::testing::random_tensor({3, 1}, 8);
   std::unique_ptr<kiln::Loss> mse = kiln::make_loss("mse");
-  EXPECT_CONTAINS(kiln::testing::error_message([&] { mse->forward(output, labels); }),
-                  "MSELoss needs float targets, found class labels int32 (3,): use CrossEntropyLoss");
+  EXPECT_CONTAINS(
+      kiln::testing::error_message([&] { mse->forward(output, labels); }),
+      "MSELoss needs float targets, found class labels int32 (3,): use CrossEntropyLoss");
   EXPECT_EQ(mse->forward(output, values).shape(), Shape{});  // a scalar, as cross-entropy's
   std::unique_ptr<kiln::Loss> ce = kiln::make_loss("ce");
   EXPECT_CONTAINS(kiln::testing::error_message([&] { ce->forward(output, values); }),
@@ -138,7 +141,8 @@ TEST(RunningMetrics, CountsExactlyPastTwoToThe24) {
 
 TEST(RunningMetrics, CountsTopOneHitsAndAveragesTheLoss) {
   kiln::RunningMetrics metrics;
-  const Tensor logits = Tensor::from_vector(std::vector<float>{0.1f, 0.9f, 0.8f, 0.2f, 0.3f, 0.3f}, {3, 2});
+  const Tensor logits =
+      Tensor::from_vector(std::vector<float>{0.1f, 0.9f, 0.8f, 0.2f, 0.3f, 0.3f}, {3, 2});
   const Tensor labels = Tensor::from_vector(std::vector<std::int32_t>{1, 1, 0}, {3});
   metrics.update(logits, labels, Tensor::full(Shape{}, 2.0f));
   metrics.update(logits.slice(0, 1), labels.slice(0, 1), Tensor::full(Shape{}, 6.0f));

@@ -49,13 +49,12 @@ TEST(ModuleExtension, JoinsEveryModuleBelowAndHearsEachBackwardDoneOrSkipped) {
   net.emplace<kiln::Tanh>().add(std::make_shared<Doubled>(gen));
   const auto recorder = std::make_shared<Recorder>();
   net.attach_extension(recorder);
-  EXPECT_EQ(recorder->joined_modules,
-            (std::vector<std::string>{"Sequential(2 layers)", "Tanh", "Doubled", "Linear(3 -> 3)"}));
+  EXPECT_EQ(recorder->joined_modules, (std::vector<std::string>{"Sequential(2 layers)", "Tanh",
+                                                                "Doubled", "Linear(3 -> 3)"}));
   recorder->joined_modules.clear();
   net.emplace<kiln::Linear>(3, 2, gen);  // registered later: it joins, and its parent again
   ASSERT_EQ(recorder->joined_modules.size(), 2u);
-  EXPECT_EQ(recorder->joined_modules[0].rfind("Sequential(", 0), 0u)
-      << recorder->joined_modules[0];
+  EXPECT_EQ(recorder->joined_modules[0].rfind("Sequential(", 0), 0u) << recorder->joined_modules[0];
   EXPECT_EQ(recorder->joined_modules[1], "Linear(3 -> 2)");
 
   net.set_input_grad_wanted(false);  // the leading Tanh's backward is skipped

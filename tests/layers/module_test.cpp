@@ -195,7 +195,8 @@ namespace {
 // to be fed the chain's input, and nothing in its backward about input gradients.
 class Chain : public Module {
  public:
-  explicit Chain(kiln::Generator& gen, kiln::ChildInput first_input = kiln::ChildInput::parent_input)
+  explicit Chain(kiln::Generator& gen,
+                 kiln::ChildInput first_input = kiln::ChildInput::parent_input)
       : first_(std::make_shared<kiln::Linear>(5, 4, gen)),
         second_(std::make_shared<kiln::Linear>(4, 3, gen)) {
     register_module("first", first_, first_input);

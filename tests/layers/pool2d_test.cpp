@@ -147,21 +147,28 @@ TEST(MaxPool2d, TwoByTwoWindowsFollowTheGeneralRuleWithTiesAndNaNs) {
     std::mt19937 engine(static_cast<std::uint32_t>(h * 100 + w));
     std::uniform_int_distribution<int> level(0, 3), one_in(0, 9);
     std::vector<float> v(static_cast<std::size_t>(n * c * h * w));
-    for (float& e : v) e = one_in(engine) == 0 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(level(engine));
-    Tensor y = Tensor::empty({n, c, oh, ow}), argmax = Tensor::empty({n, c, oh, ow}, kiln::DType::i32);
-    kiln::max_pool2d_forward(Tensor::from_vector(v, {n, c, h, w}), y, argmax, {.kernel = 2, .stride = 2});
+    for (float& e : v)
+      e = one_in(engine) == 0 ? std::numeric_limits<float>::quiet_NaN()
+                              : static_cast<float>(level(engine));
+    Tensor y = Tensor::empty({n, c, oh, ow}),
+           argmax = Tensor::empty({n, c, oh, ow}, kiln::DType::i32);
+    kiln::max_pool2d_forward(Tensor::from_vector(v, {n, c, h, w}), y, argmax,
+                             {.kernel = 2, .stride = 2});
     const auto got = y.to_vector<float>();
     const auto got_arg = argmax.to_vector<std::int32_t>();
     for (std::int64_t p = 0; p < n * c; ++p)
       for (std::int64_t i = 0; i < oh; ++i)
         for (std::int64_t j = 0; j < ow; ++j) {
           std::int64_t best = 2 * i * w + 2 * j;
-          for (const std::int64_t m : {2 * i * w + 2 * j + 1, (2 * i + 1) * w + 2 * j, (2 * i + 1) * w + 2 * j + 1}) {
-            const float a = v[static_cast<std::size_t>(p * h * w + m)], b = v[static_cast<std::size_t>(p * h * w + best)];
+          for (const std::int64_t m :
+               {2 * i * w + 2 * j + 1, (2 * i + 1) * w + 2 * j, (2 * i + 1) * w + 2 * j + 1}) {
+            const float a = v[static_cast<std::size_t>(p * h * w + m)],
+                        b = v[static_cast<std::size_t>(p * h * w + best)];
             if (a > b || (std::isnan(a) && !std::isnan(b))) best = m;
           }
           const auto o = static_cast<std::size_t>((p * oh + i) * ow + j);
-          ASSERT_EQ(got_arg[o], best) << h << "x" << w << " plane " << p << " window " << i << "," << j;
+          ASSERT_EQ(got_arg[o], best)
+              << h << "x" << w << " plane " << p << " window " << i << "," << j;
           const float want = v[static_cast<std::size_t>(p * h * w + best)];
           if (std::isnan(want))
             ASSERT_TRUE(std::isnan(got[o]));

@@ -81,7 +81,8 @@ TEST(Gpt, InitialisesAsNanoGpt) {
     } else if (p->name.ends_with(".bias")) {
       EXPECT_EQ(squares, 0.0) << p->name;
     } else {
-      const double expected = p->name.ends_with("c_proj.weight") ? 0.01 : 0.02;  // 0.02 / sqrt(2 * 2)
+      const double expected =
+          p->name.ends_with("c_proj.weight") ? 0.01 : 0.02;  // 0.02 / sqrt(2 * 2)
       EXPECT_NEAR(std, expected, 0.25 * expected) << p->name;
     }
   }
@@ -99,10 +100,12 @@ TEST(Gpt, GivesLogitsThatDependOnNoLaterToken) {
   const auto a = before.to_vector<float>(), b = after.to_vector<float>();
   for (std::int64_t t = 0; t < 8; ++t) {
     bool same = true;
-    for (std::int64_t v = 0; v < kVocabulary; ++v) same = same && a[t * kVocabulary + v] == b[t * kVocabulary + v];
+    for (std::int64_t v = 0; v < kVocabulary; ++v)
+      same = same && a[t * kVocabulary + v] == b[t * kVocabulary + v];
     EXPECT_EQ(same, t < 5) << "position " << t;
   }
-  for (std::int64_t i = 8 * kVocabulary; i < 16 * kVocabulary; ++i) EXPECT_EQ(a[i], b[i]) << "sequence 1";
+  for (std::int64_t i = 8 * kVocabulary; i < 16 * kVocabulary; ++i)
+    EXPECT_EQ(a[i], b[i]) << "sequence 1";
 }
 
 // transformer.wte.weight is perturbed in both of its uses (lookup and head), so its check holds
@@ -120,15 +123,18 @@ TEST(Gpt, BackwardMatchesFiniteDifferencesThroughTheWholeModel) {
   options.check_input = false;  // token ids
   options.max_elements = 6;
   options.step = 1e-2f;
-  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(*model.net, token_ids(2, 7, 6), options));
+  EXPECT_TRUE(
+      kiln::testing::gradients_match_finite_differences(*model.net, token_ids(2, 7, 6), options));
 }
 
 TEST(Gpt, SavesAndLoadsItsWeightsUnderTheNanoGptNames) {
   const kiln::Model a = tiny_gpt(10), b = tiny_gpt(11);
   std::vector<std::pair<std::string, Tensor>> tensors;
-  for (const kiln::Parameter* p : std::as_const(*a.net).parameters()) tensors.emplace_back(p->name, p->value);
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("kiln_gpt_test_" + std::to_string(::getpid()) + ".safetensors")).string();
+  for (const kiln::Parameter* p : std::as_const(*a.net).parameters())
+    tensors.emplace_back(p->name, p->value);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("kiln_gpt_test_" + std::to_string(::getpid()) + ".safetensors"))
+                               .string();
   kiln::save_safetensors(path, tensors);
   const kiln::SafetensorsFile file = kiln::load_safetensors(path);
   EXPECT_EQ(file.tensors.size(), tensors.size()) << "the tied matrix once";
@@ -167,7 +173,8 @@ TEST(Gpt, LearnsToPredictTheNextTokenOfAFixedBatch) {
     model.net->backward(loss.backward().view({3, 8, kVocabulary}));
     adam.step();
   }
-  EXPECT_NEAR(losses.front(), std::log(static_cast<float>(kVocabulary)), 0.1f) << "near uniform at init";
+  EXPECT_NEAR(losses.front(), std::log(static_cast<float>(kVocabulary)), 0.1f)
+      << "near uniform at init";
   EXPECT_LT(losses.back(), 0.5f * losses.front());
 }
 

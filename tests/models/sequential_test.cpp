@@ -5,9 +5,9 @@
 #include "kiln/core/ops.h"
 #include "kiln/layers/activations.h"
 #include "kiln/layers/conv2d.h"
-#include "kiln/layers/gradient_ready_hook.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/flatten.h"
+#include "kiln/layers/gradient_ready_hook.h"
 #include "kiln/layers/linear.h"
 #include "kiln/models/sequential.h"
 #include "tests/support/gradient_check.h"
@@ -44,7 +44,8 @@ TEST(Sequential, BackwardMatchesFiniteDifferences) {
   kiln::Generator gen(2);
   Sequential net;
   net.emplace<kiln::Linear>(7, 5, gen).emplace<kiln::Tanh>().emplace<kiln::Linear>(5, 3, gen);
-  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(net, kiln::testing::random_tensor({4, 7}, 3)));
+  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(
+      net, kiln::testing::random_tensor({4, 7}, 3)));
 }
 
 TEST(Sequential, SummarisesTheArticleNetwork) {
@@ -81,8 +82,8 @@ TEST(Sequential, ArticleNetworkOverfitsASmallBatch) {
       kiln::axpy(-0.05f, velocity[i++], p->value);
     }
   }
-  EXPECT_GT(first, 1.5f);   // about ln 10 at the start
-  EXPECT_LT(last, 0.05f);   // the whole stack learned the 16 labels
+  EXPECT_GT(first, 1.5f);  // about ln 10 at the start
+  EXPECT_LT(last, 0.05f);  // the whole stack learned the 16 labels
 }
 
 TEST(Sequential, RejectsAnInputOnAnotherDeviceOrInEvalBackward) {
@@ -103,7 +104,8 @@ TEST(Sequential, FusedLinearReluMatchesTheLayersRunOneByOne) {
   kiln::Generator gen(6);
   Sequential net;
   net.emplace<kiln::Linear>(7, 5, gen).emplace<kiln::ReLU>().emplace<kiln::Linear>(5, 3, gen);
-  const Tensor x = kiln::testing::random_tensor({4, 7}, 7), dy = kiln::testing::random_tensor({4, 3}, 8);
+  const Tensor x = kiln::testing::random_tensor({4, 7}, 7),
+               dy = kiln::testing::random_tensor({4, 3}, 8);
   auto gradients = [&] {
     std::vector<std::vector<float>> all;
     for (auto* p : net.parameters()) all.push_back(p->grad.to_vector<float>());
@@ -127,8 +129,10 @@ TEST(Sequential, FusedLinearReluMatchesTheLayersRunOneByOne) {
   for (kiln::Linear* layer : {&first, &second})
     for (auto* p : layer->parameters()) grads.push_back(p->grad.to_vector<float>());
   for (std::size_t i = 0; i < grads.size(); ++i)
-    EXPECT_TRUE(kiln::testing::all_close(fused_grads[i], grads[i], 1e-6f, 1e-6f)) << "parameter " << i;
-  const auto negatives = std::count_if(fused_y.begin(), fused_y.end(), [](float v) { return v < 0.0f; });
+    EXPECT_TRUE(kiln::testing::all_close(fused_grads[i], grads[i], 1e-6f, 1e-6f))
+        << "parameter " << i;
+  const auto negatives =
+      std::count_if(fused_y.begin(), fused_y.end(), [](float v) { return v < 0.0f; });
   EXPECT_GT(negatives, 0) << "the last Linear has no ReLU after it";
 }
 
@@ -141,7 +145,8 @@ TEST(Sequential, FusedLinearReluBackwardMatchesFiniteDifferences) {
   // in a row some inputs (seeds 12, 13) put a kink inside a difference that the checker cannot
   // tell from a slope, and then the same net unfused (LeakyReLU(0)) fails there alike.
   for (std::uint32_t seed : {10u, 11u})
-    EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(net, kiln::testing::random_tensor({5, 7}, seed)));
+    EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(
+        net, kiln::testing::random_tensor({5, 7}, seed)));
 }
 
 TEST(Sequential, GradientReadyHookSeesEveryLayerFusedOrNot) {
@@ -149,7 +154,8 @@ TEST(Sequential, GradientReadyHookSeesEveryLayerFusedOrNot) {
   Sequential net;
   net.emplace<kiln::Linear>(4, 3, gen).emplace<kiln::ReLU>().emplace<kiln::Linear>(3, 2, gen);
   std::vector<std::string> seen;
-  kiln::set_gradient_ready_hook(net, [&](kiln::Module& layer) { seen.push_back(layer.describe()); });
+  kiln::set_gradient_ready_hook(net,
+                                [&](kiln::Module& layer) { seen.push_back(layer.describe()); });
   net.forward(kiln::testing::random_tensor({2, 4}, 10));
   net.backward(kiln::testing::random_tensor({2, 2}, 11));
   // The fused ReLU is reported once the Linear that computed it is done.
@@ -159,10 +165,13 @@ TEST(Sequential, GradientReadyHookSeesEveryLayerFusedOrNot) {
 // A ReLU after a nested Sequential that ends in a Linear runs in that Linear, as in a flat list:
 // PyTorch's names, and the flat network's outputs and gradients, bit for bit.
 TEST(Sequential, FusesAReluIntoTheLinearEndingANestedSequential) {
-  const Tensor x = kiln::testing::random_tensor({4, 7}, 20), dy = kiln::testing::random_tensor({4, 3}, 21);
+  const Tensor x = kiln::testing::random_tensor({4, 7}, 20),
+               dy = kiln::testing::random_tensor({4, 3}, 21);
   kiln::Generator flat_gen(9), nested_gen(9);
   Sequential flat;
-  flat.emplace<kiln::Linear>(7, 5, flat_gen).emplace<kiln::ReLU>().emplace<kiln::Linear>(5, 3, flat_gen);
+  flat.emplace<kiln::Linear>(7, 5, flat_gen)
+      .emplace<kiln::ReLU>()
+      .emplace<kiln::Linear>(5, 3, flat_gen);
   auto inner = std::make_shared<Sequential>();
   inner->emplace<kiln::Linear>(7, 5, nested_gen);
   Sequential nested;
@@ -174,7 +183,8 @@ TEST(Sequential, FusesAReluIntoTheLinearEndingANestedSequential) {
   EXPECT_EQ(flat.forward(x).to_vector<float>(), nested.forward(x).to_vector<float>());
   EXPECT_EQ(flat.backward(dy).to_vector<float>(), nested.backward(dy).to_vector<float>());
   const auto a = flat.parameters(), b = nested.parameters();
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i]->grad.to_vector<float>(), b[i]->grad.to_vector<float>());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(a[i]->grad.to_vector<float>(), b[i]->grad.to_vector<float>());
   // The ReLU module itself never ran: it has no forward to take a backward of.
   EXPECT_THROW(nested[1].backward(Tensor::zeros({4, 5})), kiln::Error);
   // The inner list is closed now: a layer added after its Linear would run before the ReLU.
@@ -182,7 +192,8 @@ TEST(Sequential, FusesAReluIntoTheLinearEndingANestedSequential) {
     inner->emplace<kiln::Tanh>();
     FAIL() << "no throw";
   } catch (const kiln::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("add every layer before placing the Sequential"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("add every layer before placing the Sequential"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -190,10 +201,11 @@ TEST(Sequential, FusesAReluIntoTheLinearEndingANestedSequential) {
 TEST(Sequential, KeepsAReluAfterALinearThatAlreadyHasOne) {
   kiln::Generator gen(10);
   Sequential net;
-  net.emplace<kiln::Linear>(3, 4, gen, kiln::LinearOptions{.activation = kiln::Activation::relu}).emplace<kiln::ReLU>();
+  net.emplace<kiln::Linear>(3, 4, gen, kiln::LinearOptions{.activation = kiln::Activation::relu})
+      .emplace<kiln::ReLU>();
   const Tensor x = kiln::testing::random_tensor({2, 3}, 22);
   const auto y = net.forward(x).to_vector<float>();
-  EXPECT_EQ(y, net[0].forward(x).to_vector<float>());  // ReLU twice is ReLU once
+  EXPECT_EQ(y, net[0].forward(x).to_vector<float>());       // ReLU twice is ReLU once
   EXPECT_NO_THROW(net[1].backward(Tensor::zeros({2, 4})));  // the ReLU ran on its own
 }
 
@@ -207,13 +219,20 @@ TEST(Sequential, WithoutAnInputGradientMakesTheSameParameterGradients) {
       kiln::Generator gen(5);
       auto net = std::make_unique<kiln::Sequential>();
       if (conv) {
-        net->emplace<kiln::Conv2d>(2, 3, 3, gen).emplace<kiln::ReLU>().emplace<kiln::Flatten>().emplace<kiln::Linear>(3 * 5 * 5, 4, gen);
+        net->emplace<kiln::Conv2d>(2, 3, 3, gen)
+            .emplace<kiln::ReLU>()
+            .emplace<kiln::Flatten>()
+            .emplace<kiln::Linear>(3 * 5 * 5, 4, gen);
       } else {
-        net->emplace<kiln::ReLU>().emplace<kiln::Linear>(7, 5, gen).emplace<kiln::ReLU>().emplace<kiln::Linear>(5, 3, gen);
+        net->emplace<kiln::ReLU>()
+            .emplace<kiln::Linear>(7, 5, gen)
+            .emplace<kiln::ReLU>()
+            .emplace<kiln::Linear>(5, 3, gen);
       }
       return net;
     };
-    const kiln::Tensor x = kiln::testing::random_tensor(conv ? kiln::Shape{2, 2, 7, 7} : kiln::Shape{6, 7}, 11);
+    const kiln::Tensor x =
+        kiln::testing::random_tensor(conv ? kiln::Shape{2, 2, 7, 7} : kiln::Shape{6, 7}, 11);
     auto full = build(), skipping = build();
     skipping->set_input_grad_wanted(false);
     const kiln::Tensor y = full->forward(x);

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <sstream>
 
+#include "apps/train/train_options.h"
 #include "kiln/distributed/mpi_communicator.h"
 #include "kiln/distributed/rank_agreement.h"
 #include "kiln/io/safetensors.h"
-#include "apps/train/train_options.h"
 #include "tests/support/tensor_testing.h"
 #include "tests/support/train_testing.h"
 
@@ -41,8 +41,8 @@ kiln::TrainOptions small_run(const std::string& dir) {
 // one job's ranks must not remove the folders the other's are writing. PMIx names each job.
 std::string fresh_dir(const std::string& name, int rank) {
   const char* job = std::getenv("PMIX_NAMESPACE");
-  return kiln::testing::fresh_checkpoint_dir("mpi_" + name + "_rank" + std::to_string(rank) + "_job" +
-                                             (job ? job : "alone"));
+  return kiln::testing::fresh_checkpoint_dir("mpi_" + name + "_rank" + std::to_string(rank) +
+                                             "_job" + (job ? job : "alone"));
 }
 
 int this_rank() { return kiln::mpi_launch_from_environment().value_or(kiln::MpiLaunch{}).rank; }
@@ -106,8 +106,9 @@ TEST(DataParallelTraining, RanksWithDifferentOptionsStopWithOneClearMessage) {
     kiln::train(o, out);
     FAIL() << "expected an error on every rank";
   } catch (const kiln::RanksDisagree& e) {  // on every rank, rank 0 to print it
-    EXPECT_NE(std::string(e.what()).find("describe different runs: --lr (rank 0: 0.05, rank 1: 0.1); "),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("describe different runs: --lr (rank 0: 0.05, rank 1: 0.1); "),
+        std::string::npos)
         << e.what();
     EXPECT_EQ(e.reported_here(), rank == 0);
   }

@@ -58,13 +58,17 @@ TEST(AdamGroups, GptRecipeDecaysMatricesButNotBiasesNormsOrEmbeddings) {
   const double decayed = expected_after_one_step(0.1, 0.2, true);  // 0.39 - 1e-7 or so
   const double undecayed = expected_after_one_step(0.1, 0.2, false);
   ASSERT_GT(undecayed - decayed, 0.009);  // the two groups differ by lr * wd * 0.5 = 0.01
-  const std::map<std::string, bool> named = {
-      {"transformer.h.0.attn.c_attn.weight", true},  {"transformer.h.0.attn.c_proj.weight", true},
-      {"transformer.h.0.mlp.c_fc.weight", true},     {"transformer.h.0.mlp.c_proj.weight", true},
-      {"transformer.h.0.attn.c_attn.bias", false},   {"transformer.h.0.mlp.c_fc.bias", false},
-      {"transformer.h.0.ln_1.weight", false},        {"transformer.h.0.ln_1.bias", false},
-      {"transformer.ln_f.weight", false},            {"transformer.wte.weight", false},
-      {"transformer.wpe.weight", false}};
+  const std::map<std::string, bool> named = {{"transformer.h.0.attn.c_attn.weight", true},
+                                             {"transformer.h.0.attn.c_proj.weight", true},
+                                             {"transformer.h.0.mlp.c_fc.weight", true},
+                                             {"transformer.h.0.mlp.c_proj.weight", true},
+                                             {"transformer.h.0.attn.c_attn.bias", false},
+                                             {"transformer.h.0.mlp.c_fc.bias", false},
+                                             {"transformer.h.0.ln_1.weight", false},
+                                             {"transformer.h.0.ln_1.bias", false},
+                                             {"transformer.ln_f.weight", false},
+                                             {"transformer.wte.weight", false},
+                                             {"transformer.wpe.weight", false}};
   std::size_t seen = 0;
   for (std::size_t i = 0; i < model.parameters().size(); ++i) {
     const Parameter* p = model.parameters()[i];
@@ -106,7 +110,8 @@ TEST(AdamGroups, AdamWithGroupsAddsNoDecayToTheOthersGradients) {
   AdamOptions no_decay = options;
   no_decay.weight_decay = 0.0f;
   options.decays = [](const Parameter& p) { return p.name == "p1"; };
-  Adam a(grouped.parameters(), 0.01f, options), b(plain.parameters(), 0.01f, {0.9f, 0.999f, 1e-8f, 0.5f}),
+  Adam a(grouped.parameters(), 0.01f, options),
+      b(plain.parameters(), 0.01f, {0.9f, 0.999f, 1e-8f, 0.5f}),
       c(undecayed.parameters(), 0.01f, no_decay);
   for (int step = 0; step < 3; ++step) {
     for (auto* problem : {&grouped, &plain, &undecayed}) problem->set_gradients(step);
@@ -124,8 +129,10 @@ TEST(AdamGroups, RecordedUpdatesKeepTheGroups) {
   const auto schedule = cosine_lr(0.05f, kSteps);
   const auto only_p1 = [](const Parameter& p) { return p.name == "p1"; };
   testing::FixedProblem eager({7, 33, 1000}), recorded({7, 33, 1000});
-  auto a = make_optimizer("adamw", eager.parameters(), 0.05f, {.weight_decay = 0.1f, .decays = only_p1});
-  auto made = make_optimizer("adamw", recorded.parameters(), 0.05f, {.weight_decay = 0.1f, .decays = only_p1});
+  auto a =
+      make_optimizer("adamw", eager.parameters(), 0.05f, {.weight_decay = 0.1f, .decays = only_p1});
+  auto made = make_optimizer("adamw", recorded.parameters(), 0.05f,
+                             {.weight_decay = 0.1f, .decays = only_p1});
   for (std::int64_t step = 0; step < kSteps; ++step) {
     eager.set_gradients(step);
     a->set_lr(schedule->lr_at(step));

@@ -56,8 +56,10 @@ TEST(Bf16Copies, EveryOptimizerRewritesTheCopyFromTheUpdatedValue) {
       opt->step();
       plain->step();
       for (std::size_t i = 0; i < params.size(); ++i) {
-        EXPECT_EQ(with.value(i).to_vector<float>(), without.value(i).to_vector<float>()) << "parameter " << i;
-        if (i != 2) EXPECT_EQ(bits_of(shadow(*params[i])), rounded(params[i]->value)) << "parameter " << i;
+        EXPECT_EQ(with.value(i).to_vector<float>(), without.value(i).to_vector<float>())
+            << "parameter " << i;
+        if (i != 2)
+          EXPECT_EQ(bits_of(shadow(*params[i])), rounded(params[i]->value)) << "parameter " << i;
       }
       EXPECT_FALSE(shadow(*params[2]).defined());
     }

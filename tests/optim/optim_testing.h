@@ -24,7 +24,8 @@ class FixedProblem {
       params_.push_back(std::make_unique<Parameter>(Parameter{
           "p" + std::to_string(i),
           random_tensor(shape, seed + 100 + static_cast<std::uint32_t>(i), -1.0f, 1.0f, device),
-          Tensor::zeros(shape, DType::f32, device), {}}));
+          Tensor::zeros(shape, DType::f32, device),
+          {}}));
     }
   }
 

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "kiln/optim/adam.h"
-#include "kiln/spec/optimizer_spec.h"
 #include "kiln/optim/sgd.h"
+#include "kiln/spec/optimizer_spec.h"
 #include "tests/optim/optim_testing.h"
 #include "tests/support/error_testing.h"
 

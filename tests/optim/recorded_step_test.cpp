@@ -1,14 +1,14 @@
-// Recorded optimizer updates (RecordableOptimizer::record_step with StepScalars), the form a CUDA graph
-// replays: run on the CPU, each call does what one replay does. They give bitwise the parameters
-// and state of eager steps under a learning rate that changes every step, for every optimizer,
-// read their scalars from the rows (not from the host's lr or step count) and refuse to run
-// without earlier state, past their rows or with rows of another optimizer.
+// Recorded optimizer updates (RecordableOptimizer::record_step with StepScalars), the form a CUDA
+// graph replays: run on the CPU, each call does what one replay does. They give bitwise the
+// parameters and state of eager steps under a learning rate that changes every step, for every
+// optimizer, read their scalars from the rows (not from the host's lr or step count) and refuse to
+// run without earlier state, past their rows or with rows of another optimizer.
 #include <gtest/gtest.h>
 
 #include "kiln/optim/lr_schedule.h"
-#include "kiln/spec/optimizer_spec.h"
 #include "kiln/optim/sgd.h"
 #include "kiln/optim/step_scalars.h"
+#include "kiln/spec/optimizer_spec.h"
 #include "tests/optim/optim_testing.h"
 #include "tests/support/error_testing.h"
 

@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 
-#include "kiln/spec/data_spec.h"
 #include "kiln/data/image_io.h"
 #include "kiln/data/subset_dataset.h"
+#include "kiln/spec/data_spec.h"
 #include "tests/data/file_testing.h"
 #include "tests/data/test_datasets.h"
 
@@ -16,7 +16,8 @@ TEST(DataSpec, SamplesAreSpreadOverAFileSortedByClass) {
   std::string rows;
   for (int label = 0; label < 10; ++label)
     for (int i = 0; i < 20; ++i) rows += std::to_string(label) + "," + std::to_string(i) + ".5,1\n";
-  const std::string path = kiln::testing::write_text(kiln::testing::fresh_folder("spec_sorted") / "sorted.csv", rows);
+  const std::string path =
+      kiln::testing::write_text(kiln::testing::fresh_folder("spec_sorted") / "sorted.csv", rows);
 
   const kiln::DataSplits data = kiln::open_data("csv:" + path, {20, 1});
   ASSERT_EQ(data.train->size(), 20);
@@ -33,8 +34,11 @@ TEST(DataSpec, SamplesAreSpreadOverAFileSortedByClass) {
 TEST(DataSpec, MoreSamplesThanTheSetHasIsAnError) {
   std::string rows;
   for (int i = 0; i < 20; ++i) rows += std::to_string(i % 2) + "," + std::to_string(i) + "\n";
-  const std::string path = kiln::testing::write_text(kiln::testing::fresh_folder("spec_small") / "small.csv", rows);
-  const std::string message = kiln::testing::error_message([&] { kiln::open_data("csv:" + path, {50, 1}); });
+  const std::string path =
+      kiln::testing::write_text(kiln::testing::fresh_folder("spec_small") / "small.csv", rows);
+  const std::string message = kiln::testing::error_message([&] {
+    kiln::open_data("csv:" + path, {50, 1});
+  });
   EXPECT_CONTAINS(message, "DataSpecOptions::samples 50 is more than the 18 samples");
 }
 

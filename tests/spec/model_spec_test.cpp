@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "kiln/layers/cross_entropy_loss.h"
-#include "kiln/spec/model_spec.h"
 #include "kiln/optim/sgd.h"
+#include "kiln/spec/model_spec.h"
 #include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
@@ -37,13 +37,20 @@ TEST(ModelSpec, ParsesMlpSpecs) {
 
 TEST(ModelSpec, ExplainsMismatchesAndUnknownNames) {
   kiln::Generator gen(3);
-  EXPECT_NE(error_message([&] { kiln::build_model("mlp:100-10", {784}, 10, gen); }).find("first width is 784"),
+  EXPECT_NE(error_message([&] {
+              kiln::build_model("mlp:100-10", {784}, 10, gen);
+            }).find("first width is 784"),
             std::string::npos);
-  EXPECT_NE(error_message([&] { kiln::build_model("mlp:784-7", {784}, 10, gen); }).find("last width is 10"),
+  EXPECT_NE(error_message([&] {
+              kiln::build_model("mlp:784-7", {784}, 10, gen);
+            }).find("last width is 10"),
             std::string::npos);
-  EXPECT_NE(error_message([&] { kiln::build_model("resnet", {784}, 10, gen); }).find("unknown model 'resnet'"),
+  EXPECT_NE(error_message([&] {
+              kiln::build_model("resnet", {784}, 10, gen);
+            }).find("unknown model 'resnet'"),
             std::string::npos);
-  EXPECT_NE(error_message([&] { kiln::build_model("mlp:784-x-10", {784}, 10, gen); }).find("'x'"), std::string::npos);
+  EXPECT_NE(error_message([&] { kiln::build_model("mlp:784-x-10", {784}, 10, gen); }).find("'x'"),
+            std::string::npos);
 }
 
 TEST(ModelSpec, BuildsTheCnnPresetWithPyTorchNamesAndShapes) {
@@ -53,7 +60,8 @@ TEST(ModelSpec, BuildsTheCnnPresetWithPyTorchNamesAndShapes) {
   std::vector<std::string> names;
   for (const kiln::Parameter* p : std::as_const(*m.net).parameters()) names.push_back(p->name);
   // Bias-free convolutions (the batch norms that follow would cancel a bias), as nn.Sequential
-  // numbers them: conv, bn, relu, pool, conv, bn, relu, pool, flatten, linear, relu, dropout, linear.
+  // numbers them: conv, bn, relu, pool, conv, bn, relu, pool, flatten, linear, relu, dropout,
+  // linear.
   EXPECT_EQ(names, (std::vector<std::string>{"layers.0.weight", "layers.1.weight", "layers.1.bias",
                                              "layers.4.weight", "layers.5.weight", "layers.5.bias",
                                              "layers.9.weight", "layers.9.bias", "layers.12.weight",
@@ -99,7 +107,8 @@ TEST(ModelSpec, CnnPresetLearnsASmallImageTask) {
   for (int epoch = 0; epoch < 2; ++epoch)
     for (std::int64_t b = 0; b < kTrain; b += kBatch) {
       sgd.zero_grad();
-      losses.push_back(loss.forward(net.forward(x.slice(b, b + kBatch)), y.slice(b, b + kBatch)).item());
+      losses.push_back(
+          loss.forward(net.forward(x.slice(b, b + kBatch)), y.slice(b, b + kBatch)).item());
       net.backward(loss.backward());
       sgd.step();
     }

@@ -75,19 +75,24 @@ TEST(MakeOptimizer, RefusesSettingsOutOfRangeOrForAnotherOptimizer) {
   const auto message = [&](const char* name, const OptimizerSettings& s) {
     return error_message([&] { make_optimizer(name, problem.parameters(), 0.1f, s); });
   };
-  EXPECT_EQ(message("momentum", {.momentum = 1.0f}).find("OptimizerSettings::momentum must be in [0, 1), found 1"),
+  EXPECT_EQ(message("momentum", {.momentum = 1.0f})
+                .find("OptimizerSettings::momentum must be in [0, 1), found 1"),
             0u);
-  EXPECT_NE(message("momentum", {.momentum = -0.1f}).find("OptimizerSettings::momentum must be in [0, 1)"),
+  EXPECT_NE(message("momentum", {.momentum = -0.1f})
+                .find("OptimizerSettings::momentum must be in [0, 1)"),
             std::string::npos);
-  EXPECT_NE(message("adam", {.beta1 = 1.0f}).find("OptimizerSettings::beta1 must be in [0, 1), found 1"),
-            std::string::npos);
-  EXPECT_NE(message("adam", {.beta2 = -0.5f}).find("OptimizerSettings::beta2 must be in [0, 1), found -0.5"),
+  EXPECT_NE(
+      message("adam", {.beta1 = 1.0f}).find("OptimizerSettings::beta1 must be in [0, 1), found 1"),
+      std::string::npos);
+  EXPECT_NE(message("adam", {.beta2 = -0.5f})
+                .find("OptimizerSettings::beta2 must be in [0, 1), found -0.5"),
             std::string::npos);
   EXPECT_NE(message("adam", {.eps = 0.0f}).find("OptimizerSettings::eps must be positive, found 0"),
             std::string::npos);
   EXPECT_NE(message("sgd", {.beta1 = 0.5f}).find("not optimizer sgd"), std::string::npos);
   EXPECT_NE(message("adamw", {.momentum = 0.5f})
-                .find("OptimizerSettings::momentum and OptimizerSettings::nesterov set SGD, not optimizer adamw"),
+                .find("OptimizerSettings::momentum and OptimizerSettings::nesterov set SGD, not "
+                      "optimizer adamw"),
             std::string::npos);
   EXPECT_NE(message("sgd", {.nesterov = true}).find("Nesterov momentum needs a momentum above 0"),
             std::string::npos);

@@ -26,7 +26,8 @@ namespace {
     return ::testing::AssertionFailure() << pa.size() << " parameters against " << pb.size();
   for (std::size_t i = 0; i < pa.size(); ++i) {
     if (pa[i]->name != pb[i]->name)
-      return ::testing::AssertionFailure() << "parameter " << i << " is " << pa[i]->name << " and " << pb[i]->name;
+      return ::testing::AssertionFailure()
+             << "parameter " << i << " is " << pa[i]->name << " and " << pb[i]->name;
     if (pa[i]->grad.to_vector<float>() != pb[i]->grad.to_vector<float>())
       return ::testing::AssertionFailure() << "the gradients of " << pa[i]->name << " differ";
   }

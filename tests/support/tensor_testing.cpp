@@ -46,16 +46,16 @@ Tensor random_labels(std::int64_t n, std::int32_t classes, std::uint32_t seed, D
   }
   if (bad == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
-         << bad << " of " << actual.size() << " elements differ (rtol " << rtol << ", atol "
-         << atol << "); first at " << first_bad << ": " << actual[first_bad] << " vs expected "
+         << bad << " of " << actual.size() << " elements differ (rtol " << rtol << ", atol " << atol
+         << "); first at " << first_bad << ": " << actual[first_bad] << " vs expected "
          << expected[first_bad] << "; max abs diff " << worst_abs << ", max rel diff " << worst_rel;
 }
 
 ::testing::AssertionResult all_close(const Tensor& actual, const Tensor& expected, float rtol,
                                      float atol) {
   if (actual.shape() != expected.shape())
-    return ::testing::AssertionFailure() << "shapes differ: " << actual.shape().str() << " vs "
-                                         << expected.shape().str();
+    return ::testing::AssertionFailure()
+           << "shapes differ: " << actual.shape().str() << " vs " << expected.shape().str();
   return all_close(actual.to_vector<float>(), expected.to_vector<float>(), rtol, atol);
 }
 

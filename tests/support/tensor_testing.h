@@ -32,8 +32,8 @@ Tensor random_labels(std::int64_t n, std::int32_t classes, std::uint32_t seed,
 }  // namespace kiln::testing
 
 // First line of every GPU test: skips, with the reason, where no CUDA device is usable.
-#define KILN_REQUIRE_GPU()                                                                  \
-  do {                                                                                      \
-    if (!::kiln::cuda_available())                                                          \
-      GTEST_SKIP() << "no CUDA device: " << ::kiln::cuda_unavailable_reason();              \
+#define KILN_REQUIRE_GPU()                                                     \
+  do {                                                                         \
+    if (!::kiln::cuda_available())                                             \
+      GTEST_SKIP() << "no CUDA device: " << ::kiln::cuda_unavailable_reason(); \
   } while (0)

@@ -1,5 +1,5 @@
-// The short, quiet training run the trainer, data-parallel, graph and NCCL tests start from: an MLP on
-// the generated article set with a constant learning rate (so a run of fewer epochs is a prefix
+// The short, quiet training run the trainer, data-parallel, graph and NCCL tests start from: an MLP
+// on the generated article set with a constant learning rate (so a run of fewer epochs is a prefix
 // of a longer one). Each test then sets what it is about: lr, workers, device, checkpoints.
 #pragma once
 

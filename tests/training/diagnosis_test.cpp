@@ -26,9 +26,10 @@ TEST(Diagnosis, CallsAnEpochWaitingOnDataInputBoundAndAdvisesMoreWorkers) {
   r.workers = 1;
   const auto lines = kiln::diagnose(r, 16).lines();
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines[0],
-            "input-bound: 81 % of step time waiting for data; try DataLoaderOptions::num_workers = 4 and "
-            "DataLoaderOptions::pin_memory = true");
+  EXPECT_EQ(
+      lines[0],
+      "input-bound: 81 % of step time waiting for data; try DataLoaderOptions::num_workers = 4 and "
+      "DataLoaderOptions::pin_memory = true");
 }
 
 TEST(Diagnosis, SaysWhenWorkersAlreadyMatchTheCores) {
@@ -45,14 +46,16 @@ TEST(Diagnosis, CallsAFedLoopComputeBound) {
 TEST(Diagnosis, PointsPageableCopiesAtPinnedMemory) {
   const auto lines = kiln::diagnose(report(10.0, 100.0, 3000.0, true), 8).lines();
   EXPECT_TRUE(mentions(lines, "copy-bound: 30 %")) << lines.at(0);
-  EXPECT_TRUE(mentions(lines, "try DataLoaderOptions::pin_memory = true so copies overlap compute"));
+  EXPECT_TRUE(
+      mentions(lines, "try DataLoaderOptions::pin_memory = true so copies overlap compute"));
 }
 
 TEST(Diagnosis, SuggestsALargerBatchWhenGpuMemoryIsMostlyFree) {
   kiln::EpochReport r = report(10.0, 10.0, 0.0, true);
   r.gpu_memory_peak_mib = 23.0;
   r.gpu_memory_total_mib = 100.0;
-  EXPECT_TRUE(mentions(kiln::diagnose(r, 8).lines(), "GPU memory 23 % used: batch size 256 would fit"));
+  EXPECT_TRUE(
+      mentions(kiln::diagnose(r, 8).lines(), "GPU memory 23 % used: batch size 256 would fit"));
   r.gpu_memory_peak_mib = 80.0;
   EXPECT_FALSE(mentions(kiln::diagnose(r, 8).lines(), "GPU memory"));
 }
@@ -83,15 +86,19 @@ TEST(StageTable, CopiesOverlappingComputeLeaveTheHostGapAlone) {
 TEST(Diagnosis, PointsAComputeBoundFp32CpuRunWithBf16InstructionsAtBf16) {
   kiln::EpochReport r = report(10.0, 50.0);
   r.cpu_bf16_instructions = true;
-  EXPECT_TRUE(mentions(kiln::diagnose(r, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
+  EXPECT_TRUE(
+      mentions(kiln::diagnose(r, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
   r.precision = "bf16";  // already there
-  EXPECT_FALSE(mentions(kiln::diagnose(r, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
+  EXPECT_FALSE(
+      mentions(kiln::diagnose(r, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
   r.precision = "fp32";
   r.cpu_bf16_instructions = false;  // no faster on this CPU
-  EXPECT_FALSE(mentions(kiln::diagnose(r, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
+  EXPECT_FALSE(
+      mentions(kiln::diagnose(r, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
   kiln::EpochReport input_bound = report(10.0, 8000.0);
   input_bound.cpu_bf16_instructions = true;  // data, not compute, is what to fix
-  EXPECT_FALSE(mentions(kiln::diagnose(input_bound, 2).lines(), "TrainerOptions::precision = MatmulPrecision::bf16"));
+  EXPECT_FALSE(mentions(kiln::diagnose(input_bound, 2).lines(),
+                        "TrainerOptions::precision = MatmulPrecision::bf16"));
 }
 
 TEST(Diagnosis, GivesItsFindingsAsDataAProgramCanActOn) {
@@ -140,8 +147,7 @@ TEST(EpochSummary, ShowsAccuracyOnlyForClassLabelsAndSaysWhenThereIsNoTestSplit)
   r.test_split = false;
   r.test_loss = NAN;
   const std::string untested = kiln::format_epoch_summary(r, 3);
-  EXPECT_NE(untested.find("train loss 0.0123  no test split"), std::string::npos)
-      << untested;
+  EXPECT_NE(untested.find("train loss 0.0123  no test split"), std::string::npos) << untested;
   // Diagnosis reads timings only: a regression epoch is diagnosed like any other.
   EXPECT_TRUE(mentions(kiln::diagnose(r, 4).lines(), "compute-bound"));
 }
@@ -156,8 +162,10 @@ TEST(Diagnosis, NamesTheProcessesThatShareTheCpuInsteadOfCallingItComputeBound) 
   EXPECT_FALSE(d.has(kiln::Finding::compute_bound));
   const auto lines = d.lines();
   EXPECT_EQ(lines.at(0),
-            "shared CPU: this process's threads waited for a core 52 % of the time they were ready; other processes "
-            "take a real share (cc1plus 97 %, make 6 %); alone on this machine the epoch would take about that much "
+            "shared CPU: this process's threads waited for a core 52 % of the time they were "
+            "ready; other processes "
+            "take a real share (cc1plus 97 %, make 6 %); alone on this machine the epoch would "
+            "take about that much "
             "less");
   r.cpu_competitors.clear();  // a PID namespace hides them
   EXPECT_TRUE(mentions(kiln::diagnose(r, 2).lines(), "/proc shows no other process"));
@@ -175,7 +183,9 @@ TEST(Diagnosis, AModestDataWaitSuggestsWorkersOnlyWhereACoreIsIdle) {
   d = kiln::diagnose(r, 2);
   EXPECT_EQ(d.bottleneck, kiln::Bottleneck::input);
   EXPECT_EQ(d.suggested_workers, 0);
-  EXPECT_TRUE(mentions(d.lines(), "more workers cannot help here: no core is idle (this process used 97 % of the 2 cores)"))
+  EXPECT_TRUE(mentions(
+      d.lines(),
+      "more workers cannot help here: no core is idle (this process used 97 % of the 2 cores)"))
       << d.lines().at(0);
 }
 
@@ -193,15 +203,18 @@ TEST(Diagnosis, ReportsTheEpochWhereCpuUseFell) {
   const auto lines = kiln::diagnose(epochs, 2).lines();
   ASSERT_GE(lines.size(), 2u);
   EXPECT_EQ(lines[1],
-            "CPU use fell in epoch 3: the process got 48 % of the machine there against 96 % in epoch 1 (480 against "
+            "CPU use fell in epoch 3: the process got 48 % of the machine there against 96 % in "
+            "epoch 1 (480 against "
             "960 samples/s); its threads then waited for a core 49 % of the time (yes 99 %)");
   epochs.resize(2);
   EXPECT_FALSE(kiln::diagnose(epochs, 2).has(kiln::Finding::cpu_share_fell));
 }
 
 TEST(CpuCompetition, NamesProcessesOfOneNameTogetherBusiestFirst) {
-  EXPECT_EQ(kiln::describe_processes({{1, "cc1plus", 24.0}, {2, "yes", 30.0}, {3, "cc1plus", 24.0}, {4, "make", 6.0}}, 2),
-            "cc1plus (2 processes) 48 %, yes 30 %");
+  EXPECT_EQ(
+      kiln::describe_processes(
+          {{1, "cc1plus", 24.0}, {2, "yes", 30.0}, {3, "cc1plus", 24.0}, {4, "make", 6.0}}, 2),
+      "cc1plus (2 processes) 48 %, yes 30 %");
 }
 
 TEST(Diagnosis, NamesTheWaitPolicyWhenSpinningThreadsTakeCoresOthersNeed) {

@@ -47,9 +47,15 @@ struct LineRun {
 
 class Recorder : public kiln::TrainingObserver {
  public:
-  void on_fit_begin(kiln::Trainer&, std::int64_t epochs) override { events += "fit " + std::to_string(epochs) + ";"; }
-  void on_epoch_begin(kiln::Trainer&, std::int64_t epoch) override { events += "epoch " + std::to_string(epoch) + ";"; }
-  void on_step_begin(kiln::Trainer&, std::int64_t global_step) override { begun.push_back(global_step); }
+  void on_fit_begin(kiln::Trainer&, std::int64_t epochs) override {
+    events += "fit " + std::to_string(epochs) + ";";
+  }
+  void on_epoch_begin(kiln::Trainer&, std::int64_t epoch) override {
+    events += "epoch " + std::to_string(epoch) + ";";
+  }
+  void on_step_begin(kiln::Trainer&, std::int64_t global_step) override {
+    begun.push_back(global_step);
+  }
   void on_step_end(kiln::Trainer&, const kiln::StepEnd& s) override {
     steps.push_back(s.epoch * 100 + s.step);
     EXPECT_EQ(s.epoch_steps, 5);
@@ -93,14 +99,16 @@ TEST(TrainerObservers, TheConsoleReporterAndTheCheckpointerWorkWhenAUserAttaches
   {
     kiln::Trainer trainer(*run.net, run.optimizer, run.loss);
     trainer.add_observer(std::make_shared<kiln::Checkpointer>(dir, 1, *run.net, run.optimizer));
-    trainer.add_observer(std::make_shared<kiln::ConsoleReporter>(out, true, kiln::api_setting_words()));
+    trainer.add_observer(
+        std::make_shared<kiln::ConsoleReporter>(out, true, kiln::api_setting_words()));
     trainer.fit(run.train, 2);
   }
   const std::string text = out.str();
   EXPECT_NE(text.find("epoch 1/2 "), std::string::npos) << text;
   EXPECT_NE(text.find("epoch 2/2 "), std::string::npos) << text;
   EXPECT_NE(text.find("diagnosis:"), std::string::npos) << text;
-  EXPECT_EQ(text.find('\r'), std::string::npos) << "a string stream is no terminal: no progress line";
+  EXPECT_EQ(text.find('\r'), std::string::npos)
+      << "a string stream is no terminal: no progress line";
   const auto saved = kiln::read_checkpoint(dir);
   ASSERT_TRUE(saved.has_value());
   EXPECT_EQ(saved->state.epoch, 2);

@@ -195,7 +195,8 @@ TEST(HeadlessChromium, ReportsAScriptErrorOfThePage) {
   std::ofstream(path) << "<!DOCTYPE html><html><body><script>no_such_function();</script>"
                       << kiln::html_rendered_marker() << "</body></html>";
   const kiln::testing::BrowserView view = kiln::testing::open_in_chromium(path, 400, 300);
-  EXPECT_NE(view.console.find("no_such_function is not defined"), std::string::npos) << view.console;
+  EXPECT_NE(view.console.find("no_such_function is not defined"), std::string::npos)
+      << view.console;
   EXPECT_NE(view.dom.find("data-rendered=\"0 charts, 0 series\""), std::string::npos)
       << "the marker's own script still runs: " << view.dom;
 }

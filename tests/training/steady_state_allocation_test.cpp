@@ -20,7 +20,8 @@ std::uint64_t allocations_in_steady_state(const std::string& spec, const std::st
   auto opt = kiln::make_optimizer(optimizer, model.net->parameters(), 0.01f);
   kiln::CrossEntropyLoss loss;
   const std::int64_t batch = 32;
-  const kiln::Tensor x = model.as_input(kiln::testing::random_tensor(kiln::Shape({batch, 1, 28, 28}), 1));
+  const kiln::Tensor x =
+      model.as_input(kiln::testing::random_tensor(kiln::Shape({batch, 1, 28, 28}), 1));
   const kiln::Tensor y = kiln::testing::random_labels(batch, 10, 2);
   auto step = [&] {
     loss.forward(model.net->forward(x), y);

@@ -12,8 +12,8 @@
 #include "kiln/layers/activations.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/layers/dropout.h"
-#include "kiln/models/sequential.h"
 #include "kiln/layers/linear.h"
+#include "kiln/models/sequential.h"
 #include "kiln/optim/sgd.h"
 #include "kiln/training/trainer.h"
 #include "tests/support/blobs_dataset.h"
@@ -29,8 +29,8 @@ using kiln::testing::BlobsDataset;
 class TwoLayerNet : public kiln::Module {
  public:
   explicit TwoLayerNet(kiln::Generator& gen)
-      : hidden_(std::make_shared<kiln::Linear>(8, 16, gen)), out_(std::make_shared<kiln::Linear>(16, 3, gen)),
-        relu_(std::make_shared<kiln::ReLU>()) {
+      : hidden_(std::make_shared<kiln::Linear>(8, 16, gen)),
+        out_(std::make_shared<kiln::Linear>(16, 3, gen)), relu_(std::make_shared<kiln::ReLU>()) {
     register_module("hidden", hidden_);
     register_module("relu", relu_);
     register_module("out", out_);
@@ -173,7 +173,8 @@ TEST(TrainerApi, AResumedRunDrawsTheDropoutMasksAnUninterruptedOneWould) {
   auto run = [&](const std::string& dir, std::int64_t first, std::int64_t total) {
     kiln::DataLoader train(std::make_shared<BlobsDataset>(300), OwnRun::loader_options(true));
     std::shared_ptr<kiln::Sequential> net;
-    for (std::int64_t epochs : {first, total}) {  // a second process resumes where the first stopped
+    for (std::int64_t epochs :
+         {first, total}) {  // a second process resumes where the first stopped
       kiln::Generator gen(epochs == first ? 3 : 4);
       net = build(gen);
       kiln::Sgd optimizer(net->parameters(), 0.1f, {.momentum = 0.9f});
@@ -195,19 +196,34 @@ TEST(TrainerApi, RefusesACheckpointMadeWithOtherSettings) {
   const std::string dir = kiln::testing::fresh_checkpoint_dir("api_settings");
   {
     OwnRun s;
-    kiln::Trainer(s.net, s.optimizer, s.loss, {.checkpoint_dir = dir, .run = {.lr = 0.1f}}).fit(s.train, 1);
+    kiln::Trainer(s.net, s.optimizer, s.loss, {.checkpoint_dir = dir, .run = {.lr = 0.1f}})
+        .fit(s.train, 1);
   }
   OwnRun s;
   kiln::Trainer trainer(s.net, s.optimizer, s.loss, {.checkpoint_dir = dir, .run = {.lr = 0.2f}});
-  EXPECT_THAT(error_message([&] { trainer.resume(); }), ::testing::HasSubstr("was made with TrainerOptions::run.lr 0.1 (this run: 0.2)"));
+  EXPECT_THAT(error_message([&] { trainer.resume(); }),
+              ::testing::HasSubstr("was made with TrainerOptions::run.lr 0.1 (this run: 0.2)"));
 }
 
 TEST(TrainerApi, RefusesWhatCannotWorkBeforeTraining) {
   OwnRun s;
-  EXPECT_THAT(error_message([&] { kiln::Trainer(s.net, s.optimizer, s.loss, {.cuda_graph = true}); }), ::testing::HasSubstr("TrainerOptions::cuda_graph records GPU work"));
-  EXPECT_THAT(error_message([&] { kiln::Trainer(s.net, s.optimizer, s.loss, {.precision = kiln::MatmulPrecision::tf32}); }), ::testing::HasSubstr("tf32 is a GPU tensor-core format"));
-  EXPECT_THAT(error_message([&] { kiln::Trainer(s.net, s.optimizer, s.loss, {.log_json = "/nonexistent/dir/log.json"}); }), ::testing::HasSubstr("cannot open TrainerOptions::log_json file '/nonexistent/dir/log.json'"));
+  EXPECT_THAT(
+      error_message([&] { kiln::Trainer(s.net, s.optimizer, s.loss, {.cuda_graph = true}); }),
+      ::testing::HasSubstr("TrainerOptions::cuda_graph records GPU work"));
+  EXPECT_THAT(error_message([&] {
+                kiln::Trainer(s.net, s.optimizer, s.loss,
+                              {.precision = kiln::MatmulPrecision::tf32});
+              }),
+              ::testing::HasSubstr("tf32 is a GPU tensor-core format"));
+  EXPECT_THAT(error_message([&] {
+                kiln::Trainer(s.net, s.optimizer, s.loss,
+                              {.log_json = "/nonexistent/dir/log.json"});
+              }),
+              ::testing::HasSubstr(
+                  "cannot open TrainerOptions::log_json file '/nonexistent/dir/log.json'"));
   kiln::Trainer trainer(s.net, s.optimizer, s.loss);
-  EXPECT_THAT(error_message([&] { trainer.save(); }), ::testing::HasSubstr("needs a checkpoint folder"));
-  EXPECT_THAT(error_message([&] { trainer.fit(s.train, 0); }), ::testing::HasSubstr("fit's epochs must be at least 1"));
+  EXPECT_THAT(error_message([&] { trainer.save(); }),
+              ::testing::HasSubstr("needs a checkpoint folder"));
+  EXPECT_THAT(error_message([&] { trainer.fit(s.train, 0); }),
+              ::testing::HasSubstr("fit's epochs must be at least 1"));
 }

@@ -16,12 +16,12 @@ bool active() { return false; }
 void gemm(bool, bool, Index, Index, Index, float, const float*, const float*, float, float*, bool) {
   absent("gemm");
 }
-void linear_forward(Index, Index, Index, const float*, const float*, const std::uint16_t*, const float*, bool,
-                    float*, bool) {
+void linear_forward(Index, Index, Index, const float*, const float*, const std::uint16_t*,
+                    const float*, bool, float*, bool) {
   absent("linear_forward");
 }
-void linear_backward(Index, Index, Index, const float*, const float*, const float*, const std::uint16_t*,
-                     const float*, float*, float*, float*, float*, bool) {
+void linear_backward(Index, Index, Index, const float*, const float*, const float*,
+                     const std::uint16_t*, const float*, float*, float*, float*, float*, bool) {
   absent("linear_backward");
 }
 bool supports_conv(const Window2d&) { return false; }

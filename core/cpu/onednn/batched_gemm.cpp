@@ -42,9 +42,9 @@ void kernel(op::BatchedGemm& o) {
   const bool bf16 = bf16_products();
   const Operand a = operand(o.a.data<float>(), o.a.numel(), bf16, 0);
   const Operand b = operand(o.b.data<float>(), o.b.numel(), bf16, 1);
-  const std::string key =
-      fmt::format("batched_matmul {}{} {}x{}x{}x{} {:a} {:a} {}{}", o.trans_a, o.trans_b, o.batch,
-                  o.m, o.n, o.k, o.alpha, o.beta, static_cast<int>(a.type), static_cast<int>(b.type));
+  const std::string key = fmt::format("batched_matmul {}{} {}x{}x{}x{} {:a} {:a} {}{}", o.trans_a,
+                                      o.trans_b, o.batch, o.m, o.n, o.k, o.alpha, o.beta,
+                                      static_cast<int>(a.type), static_cast<int>(b.type));
   guarded("batched_matmul", key, [&] {
     const dnnl::memory::desc a_md = batch_desc(o.batch, o.m, o.k, o.trans_a, a.type);
     const dnnl::memory::desc b_md = batch_desc(o.batch, o.k, o.n, o.trans_b, b.type);

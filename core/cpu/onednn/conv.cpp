@@ -2,8 +2,8 @@
 // (format "any": blocked, e.g. nChw16c, where that is faster); operands are reordered into
 // them and results back, through cached reorder primitives and staging buffers. Gradients that
 // kiln accumulates ("+=") are reordered back with a sum post-op; the bias gradient comes from the
-// same backward-weights primitive in fp32 (a serial sum of kiln's own cost LeNet-5 about a sixth of its
-// step) and from the fp32 dy under bf16.
+// same backward-weights primitive in fp32 (a serial sum of kiln's own cost LeNet-5 about a sixth of
+// its step) and from the fp32 dy under bf16.
 #include <fmt/format.h>
 
 #include "kiln/core/cpu/onednn/runtime.h"
@@ -23,13 +23,18 @@ Geometry geometry(const Window2d& g) {
   // floor mode the right padding is what the last window reaches (less than pad_l or negative).
   const Index pr_h = (g.oh - 1) * g.sh + g.kh - g.h - g.ph;
   const Index pr_w = (g.ow - 1) * g.sw + g.kw - g.w - g.pw;
-  return {{g.n, g.c, g.h, g.w},  {g.oc, g.c, g.kh, g.kw}, {g.oc}, {g.n, g.oc, g.oh, g.ow},
-          {g.sh, g.sw},          {g.ph, g.pw},            {pr_h, pr_w}};
+  return {{g.n, g.c, g.h, g.w},
+          {g.oc, g.c, g.kh, g.kw},
+          {g.oc},
+          {g.n, g.oc, g.oh, g.ow},
+          {g.sh, g.sw},
+          {g.ph, g.pw},
+          {pr_h, pr_w}};
 }
 
 std::string shapes(const Window2d& g, bool bf16) {
-  return fmt::format("x {}x{}x{}x{} w {}x{}x{}x{} stride {} pad {}{}", g.n, g.c, g.h, g.w, g.oc, g.c,
-                     g.kh, g.kw, g.sh, g.ph, bf16 ? " bf16" : "");
+  return fmt::format("x {}x{}x{}x{} w {}x{}x{}x{} stride {} pad {}{}", g.n, g.c, g.h, g.w, g.oc,
+                     g.c, g.kh, g.kw, g.sh, g.ph, bf16 ? " bf16" : "");
 }
 
 dnnl::memory::desc any(const dims& d, dt type) { return dnnl::memory::desc(d, type, tag::any); }
@@ -80,12 +85,13 @@ Output output(const dnnl::memory& user, const dnnl::memory::desc& want, bool acc
 }
 
 dnnl::memory user_memory(const dims& d, dt type, tag layout, const void* data) {
-  return dnnl::memory(dnnl::memory::desc(d, type, layout), context().engine, const_cast<void*>(data));
+  return dnnl::memory(dnnl::memory::desc(d, type, layout), context().engine,
+                      const_cast<void*>(data));
 }
 
 // An operand in kiln's plain layout `layout`, as memory in the primitive's layout `want`.
-dnnl::memory input(const dims& d, const Operand& op, tag layout, const dnnl::memory::desc& want, int slot,
-                   const std::string& key) {
+dnnl::memory input(const dims& d, const Operand& op, tag layout, const dnnl::memory::desc& want,
+                   int slot, const std::string& key) {
   return as_layout(user_memory(d, op.type, layout, op.data), want, slot, key);
 }
 
@@ -105,18 +111,18 @@ void add_channel_sums(const Window2d& g, const float* dy, float* dbias) {
 dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& s, dt in, bool bias,
                                                      const dnnl::primitive_attr& attr) {
   const dnnl::convolution_forward::desc d =
-      bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                             any(s.x, in), any(s.w, in), any(s.b, dt::f32), any(s.y, dt::f32),
+      bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                             dnnl::algorithm::convolution_direct, any(s.x, in),
+                                             any(s.w, in), any(s.b, dt::f32), any(s.y, dt::f32),
                                              s.strides, s.pad_l, s.pad_r)
-           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                             any(s.x, in), any(s.w, in), any(s.y, dt::f32), s.strides,
-                                             s.pad_l, s.pad_r);
+           : dnnl::convolution_forward::desc(
+                 dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                 any(s.x, in), any(s.w, in), any(s.y, dt::f32), s.strides, s.pad_l, s.pad_r);
   return dnnl::convolution_forward::primitive_desc(d, attr, context().engine);
 }
 
 // The cached primitive with its descriptions (the layouts it chose).
-template <typename Primitive>
-struct Built {
+template <typename Primitive> struct Built {
   Cached run;
   typename Primitive::primitive_desc pd;
 };
@@ -141,7 +147,8 @@ void conv2d_forward(const Window2d& g, const float* x, const float* w, const flo
         key, [&] { return forward_pd(s, xi.type, bias != nullptr, scratchpad_attr()); });
     const dnnl::memory src = input(s.x, xi, tag::nchw, p.pd.src_desc(), 2, key + " x");
     const dnnl::memory wei = input(s.w, wi, tag::oihw, p.pd.weights_desc(), 3, key + " w");
-    const Output dst = output(user_memory(s.y, dt::f32, tag::nchw, y), p.pd.dst_desc(), false, 0, key + " y");
+    const Output dst =
+        output(user_memory(s.y, dt::f32, tag::nchw, y), p.pd.dst_desc(), false, 0, key + " y");
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};
     if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, user_memory(s.b, dt::f32, tag::x, bias));
@@ -150,23 +157,27 @@ void conv2d_forward(const Window2d& g, const float* x, const float* w, const flo
   });
 }
 
-void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx, bool bf16) {
+void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx,
+                          bool bf16) {
   const std::string key = "conv bwd data " + shapes(g, bf16);
   guarded("convolution backward data", key, [&] {
     const Geometry s = geometry(g);
     const Operand dyi = operand(dy, g.n * g.oc * g.oh * g.ow, bf16, 0);
     const Operand wi = operand(w, g.oc * g.c * g.kh * g.kw, bf16, 1);
     const auto& p = built<dnnl::convolution_backward_data>(key, [&] {
-      const dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, any(s.x, dt::f32),
-                                                    any(s.w, wi.type), any(s.y, dyi.type), s.strides,
-                                                    s.pad_l, s.pad_r);
+      const dnnl::convolution_backward_data::desc d(
+          dnnl::algorithm::convolution_direct, any(s.x, dt::f32), any(s.w, wi.type),
+          any(s.y, dyi.type), s.strides, s.pad_l, s.pad_r);
       return dnnl::convolution_backward_data::primitive_desc(
-          d, scratchpad_attr(), context().engine, forward_pd(s, wi.type, false, dnnl::primitive_attr()));
+          d, scratchpad_attr(), context().engine,
+          forward_pd(s, wi.type, false, dnnl::primitive_attr()));
     });
     const dnnl::memory ddst = input(s.y, dyi, tag::nchw, p.pd.diff_dst_desc(), 2, key + " dy");
     const dnnl::memory wei = input(s.w, wi, tag::oihw, p.pd.weights_desc(), 3, key + " w");
-    const Output dsrc = output(user_memory(s.x, dt::f32, tag::nchw, dx), p.pd.diff_src_desc(), false, 0, key + " dx");
-    execute(p.run, {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc.target}});
+    const Output dsrc = output(user_memory(s.x, dt::f32, tag::nchw, dx), p.pd.diff_src_desc(),
+                               false, 0, key + " dx");
+    execute(p.run,
+            {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DIFF_SRC, dsrc.target}});
     dsrc.finish();
   });
 }
@@ -180,21 +191,25 @@ void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, 
     const Operand dyi = operand(dy, g.n * g.oc * g.oh * g.ow, bf16, 1);
     const auto& p = built<dnnl::convolution_backward_weights>(key, [&] {
       const dnnl::convolution_backward_weights::desc d(
-          dnnl::algorithm::convolution_direct, any(s.x, xi.type), any(s.w, dt::f32), any(s.b, dt::f32),
-          any(s.y, dyi.type), s.strides, s.pad_l, s.pad_r);
+          dnnl::algorithm::convolution_direct, any(s.x, xi.type), any(s.w, dt::f32),
+          any(s.b, dt::f32), any(s.y, dyi.type), s.strides, s.pad_l, s.pad_r);
       return dnnl::convolution_backward_weights::primitive_desc(
-          d, scratchpad_attr(), context().engine, forward_pd(s, xi.type, true, dnnl::primitive_attr()));
+          d, scratchpad_attr(), context().engine,
+          forward_pd(s, xi.type, true, dnnl::primitive_attr()));
     });
     const dnnl::memory src = input(s.x, xi, tag::nchw, p.pd.src_desc(), 2, key + " x");
     const dnnl::memory ddst = input(s.y, dyi, tag::nchw, p.pd.diff_dst_desc(), 3, key + " dy");
     // "+=": the weight gradient is computed apart and added by the reorder back.
-    const Output dwei = output(user_memory(s.w, dt::f32, tag::oihw, dw), p.pd.diff_weights_desc(), true, 0, key + " dw");
+    const Output dwei = output(user_memory(s.w, dt::f32, tag::oihw, dw), p.pd.diff_weights_desc(),
+                               true, 0, key + " dw");
     auto* db = static_cast<float*>(staging(static_cast<std::size_t>(g.oc) * sizeof(float), 1));
-    execute(p.run, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_WEIGHTS, dwei.target},
+    execute(p.run, {{DNNL_ARG_SRC, src},
+                    {DNNL_ARG_DIFF_DST, ddst},
+                    {DNNL_ARG_DIFF_WEIGHTS, dwei.target},
                     {DNNL_ARG_DIFF_BIAS, user_memory(s.b, dt::f32, tag::x, db)}});
     dwei.finish();
     if (dbias == nullptr) return;
-    if (bf16) return add_channel_sums(g, dy, dbias);  // oneDNN summed the rounded dy
+    if (bf16) return add_channel_sums(g, dy, dbias);     // oneDNN summed the rounded dy
     for (Index o = 0; o < g.oc; ++o) dbias[o] += db[o];  // fused into oneDNN's pass (fp32)
   });
 }

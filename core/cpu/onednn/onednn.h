@@ -33,8 +33,8 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
 void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
                     const std::uint16_t* w_bf16, const float* bias, bool relu, float* y, bool bf16);
 void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
-                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias, float* dx,
-                     float* dpre, bool bf16);
+                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias,
+                     float* dx, float* dpre, bool bf16);
 
 // The scratchpad bytes oneDNN's primitive for that product (a batch of them) asks for at the
 // calling thread's thread count and these operand types: what the memory estimate counts

@@ -69,7 +69,8 @@ void execute(const Cached& p, std::unordered_map<int, dnnl::memory> args) {
 
 dnnl::memory::desc matrix_desc(Index rows, Index cols, bool transposed, dt type) {
   // Stored (rows, cols) row-major, or (cols, rows) row-major read as its transpose.
-  const dnnl::memory::dims strides = transposed ? dnnl::memory::dims{1, rows} : dnnl::memory::dims{cols, 1};
+  const dnnl::memory::dims strides =
+      transposed ? dnnl::memory::dims{1, rows} : dnnl::memory::dims{cols, 1};
   return dnnl::memory::desc({rows, cols}, type, strides);
 }
 
@@ -104,9 +105,10 @@ Operand bf16_operand(const std::uint16_t* bits, Index count, int slot) {
   return {out, dt::f32};
 }
 
-[[noreturn]] void throw_onednn_error(const char* op, const std::string& shapes, const dnnl::error& e) {
-  KILN_THROW("oneDNN {} {}: {} (status {}); KILN_CPU_COMPUTE=reference runs the reference path",
-             op, shapes, e.what(), static_cast<int>(e.status));
+[[noreturn]] void throw_onednn_error(const char* op, const std::string& shapes,
+                                     const dnnl::error& e) {
+  KILN_THROW("oneDNN {} {}: {} (status {}); KILN_CPU_COMPUTE=reference runs the reference path", op,
+             shapes, e.what(), static_cast<int>(e.status));
 }
 
 std::string isa_name() {

@@ -51,8 +51,7 @@ const Value& cached_value(const std::string& key, Build&& build) {
 }
 
 // build: () -> {primitive, its primitive_desc's scratchpad size}.
-template <typename Build>
-const Cached& cached(const std::string& key, Build&& build) {
+template <typename Build> const Cached& cached(const std::string& key, Build&& build) {
   return cached_value<Cached>(key, std::forward<Build>(build));
 }
 
@@ -91,9 +90,9 @@ void* staging(std::size_t bytes, int slot);
 Operand bf16_operand(const std::uint16_t* bits, Index count, int slot);
 
 // Runs `body`, turning a dnnl::error into kiln::Error "oneDNN <op> <shapes>: <reason>".
-[[noreturn]] void throw_onednn_error(const char* op, const std::string& shapes, const dnnl::error& e);
-template <typename Body>
-void guarded(const char* op, const std::string& shapes, Body&& body) {
+[[noreturn]] void throw_onednn_error(const char* op, const std::string& shapes,
+                                     const dnnl::error& e);
+template <typename Body> void guarded(const char* op, const std::string& shapes, Body&& body) {
   try {
     body();
   } catch (const dnnl::error& e) {

@@ -52,8 +52,7 @@ TEST(CpuBf16Training, SaysBf16IsNoFasterOnlyOnACpuWithoutBf16Instructions) {
     EXPECT_EQ(result.epochs.back().cpu_bf16_instructions, bf16);
     EXPECT_EQ(out.str().find("bf16 on this CPU: inputs rounded") != std::string::npos, !bf16)
         << out.str();
-    EXPECT_NE(out.str().find(std::string("(CPU described as ") + name + ")"),
-              std::string::npos)
+    EXPECT_NE(out.str().find(std::string("(CPU described as ") + name + ")"), std::string::npos)
         << out.str();
   }
 }
@@ -66,7 +65,8 @@ TEST(CpuBf16Training, Tf32IsAGpuFormat) {
     kiln::train(o, out);
     FAIL() << "tf32 on the CPU must be refused";
   } catch (const kiln::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("use --precision fp32 or bf16"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("use --precision fp32 or bf16"), std::string::npos)
+        << e.what();
   }
   kiln::set_matmul_precision(kiln::MatmulPrecision::fp32);
 }

@@ -7,8 +7,8 @@
 #include <random>
 #include <sstream>
 
-#include "kiln/data/image_io.h"
 #include "apps/train/train_options.h"
+#include "kiln/data/image_io.h"
 #include "tests/data/file_testing.h"
 
 namespace {
@@ -54,7 +54,8 @@ TEST(TrainDataKinds, LearnsFromACsvFile) {
   std::ofstream csv(path);
   csv << "label,a,b,c,d\n";
   for (std::size_t i = 0; i < rows.size(); ++i)
-    csv << labels[i] << "," << rows[i][0] << "," << rows[i][1] << "," << rows[i][2] << "," << rows[i][3] << "\n";
+    csv << labels[i] << "," << rows[i][0] << "," << rows[i][1] << "," << rows[i][2] << ","
+        << rows[i][3] << "\n";
   csv.close();
   EXPECT_GT(test_accuracy("csv:" + path, "mlp:4-16-3"), 0.9);
 }
@@ -65,7 +66,8 @@ TEST(TrainDataKinds, LearnsFromNumpyFiles) {
   const auto rows = samples(300, labels);
   auto write_npy = [](const std::string& path, const std::string& descr, const std::string& shape,
                       const void* data, std::size_t bytes) {
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    std::string header =
+        "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
     header.append(64 - (10 + header.size() + 1) % 64, ' ');
     header += '\n';
     std::ofstream out(path, std::ios::binary);
@@ -94,7 +96,8 @@ TEST(TrainDataKinds, LearnsFromAnImageFolder) {
       image.width = 8;
       image.channels = 1;
       image.pixels.assign(64, static_cast<std::uint8_t>(20 + i % 7));
-      for (int p = (c == 0 ? 0 : 32); p < (c == 0 ? 32 : 64); ++p) image.pixels[p] = static_cast<std::uint8_t>(200 + i % 13);
+      for (int p = (c == 0 ? 0 : 32); p < (c == 0 ? 32 : 64); ++p)
+        image.pixels[p] = static_cast<std::uint8_t>(200 + i % 13);
       kiln::write_png(dir + "/class" + std::to_string(c) + "/" + std::to_string(i) + ".png", image);
     }
   }
@@ -123,7 +126,8 @@ TEST(TrainDataKinds, CountsARunInStepsWithAnEvaluationEveryInterval) {
   std::ofstream csv(path);
   csv << "label,a,b,c,d\n";
   for (std::size_t i = 0; i < rows.size(); ++i)
-    csv << labels[i] << "," << rows[i][0] << "," << rows[i][1] << "," << rows[i][2] << "," << rows[i][3] << "\n";
+    csv << labels[i] << "," << rows[i][0] << "," << rows[i][1] << "," << rows[i][2] << ","
+        << rows[i][3] << "\n";
   csv.close();
   kiln::TrainOptions o;
   o.data = "csv:" + path;
@@ -145,5 +149,6 @@ TEST(TrainDataKinds, CountsARunInStepsWithAnEvaluationEveryInterval) {
   EXPECT_GT(result.epochs[2].test_accuracy, 0.8);
   EXPECT_NE(out.str().find("step 45/45"), std::string::npos) << out.str();
   o.steps = 0;  // the evaluation settings belong to a run counted in steps
-  EXPECT_NE(kiln::testing::error_message([&] { kiln::train(o, out); }).find("give --steps N"), std::string::npos);
+  EXPECT_NE(kiln::testing::error_message([&] { kiln::train(o, out); }).find("give --steps N"),
+            std::string::npos);
 }

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kiln/io/safetensors.h"
 #include "apps/train/train_options.h"
+#include "kiln/io/safetensors.h"
 #include "tests/support/train_testing.h"
 
 namespace {

@@ -89,6 +89,7 @@ TEST(WorkersAuto, TrainsExactlyAsTheChosenWorkerCountGivenExplicitly) {
   EXPECT_EQ(t["pin_memory"], false);
   EXPECT_EQ(t["batches_per_trial"], 3);
   ASSERT_EQ(t["trials"].size(), tuning.trials.size());
-  for (const nlohmann::json& trial : t["trials"]) EXPECT_GT(trial["samples_per_second"].get<double>(), 0.0);
+  for (const nlohmann::json& trial : t["trials"])
+    EXPECT_GT(trial["samples_per_second"].get<double>(), 0.0);
   EXPECT_EQ(j["workers"], tuning.chosen.setting.workers);
 }

@@ -22,10 +22,10 @@ namespace kiln::ops_testing {
 
 // The groups of ops, one gtest suite each (OpParity_<group>): a sticky CUDA error voids one group.
 inline const std::vector<std::string>& groups() {
-  static const std::vector<std::string> g = {
-      "Elementwise", "Activation", "Bias",          "Reduce",  "Softmax", "Metrics",   "Gemm",
-      "Linear",      "Conv2d",     "Normalization", "Dropout", "Random",  "Optimizer", "Pool2d",
-      "Sequence"};
+  static const std::vector<std::string> g = {"Elementwise", "Activation",    "Bias",    "Reduce",
+                                             "Softmax",     "Metrics",       "Gemm",    "Linear",
+                                             "Conv2d",      "Normalization", "Dropout", "Random",
+                                             "Optimizer",   "Pool2d",        "Sequence"};
   return g;
 }
 

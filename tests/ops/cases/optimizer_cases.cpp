@@ -2,8 +2,8 @@
 // chunks per tensor) and 150 tensors (several launches of 64, empty tensors among them): SGD
 // plain, with momentum, Nesterov, dampening and weight decay, Adam and AdamW over several steps
 // (parameters and state compared), AdamW with two weight-decay groups, per-step scalar rows with
-// their cursor, the global sum of squares (and of no elements), clipping by the global norm (clipped and left alone, with and
-// without the norm written back) and clamping with NaN kept.
+// their cursor, the global sum of squares (and of no elements), clipping by the global norm
+// (clipped and left alone, with and without the norm written back) and clamping with NaN kept.
 #include <cmath>
 #include <limits>
 
@@ -126,7 +126,8 @@ std::vector<OpCase> cases() {
   std::vector<std::uint8_t> alternate(many_sizes().size());
   for (std::size_t i = 0; i < alternate.size(); ++i) alternate[i] = i % 2;
   out.push_back(adam_case("adamw, two groups, 150 tensors", many_sizes(),
-                          {.lr = 0.05f, .weight_decay = 0.1f, .decoupled = true}, 3, false, alternate));
+                          {.lr = 0.05f, .weight_decay = 0.1f, .decoupled = true}, 3, false,
+                          alternate));
   out.push_back(adam_case("adamw, two groups, per-step rows", kSizes,
                           {.lr = 0.05f, .weight_decay = 0.1f, .decoupled = true}, 3, true,
                           {1, 0, 0, 1, 0, 1}));

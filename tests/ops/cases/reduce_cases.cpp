@@ -21,10 +21,10 @@ Shape without_axis(const Shape& shape, int axis) {
 }
 
 const Shape kShapes[] = {
-    Shape{1},           Shape{7},        Shape{1000},    Shape{4099},     Shape{7, 33},
-    Shape{33, 1000},    Shape{3, 4099},  Shape{4099, 3}, Shape{33, 7, 5}, Shape{2, 1025, 3},
-    Shape{1, 1000, 33}, Shape{40000, 5},  // more warp-rows than one grid covers: the row loop
-                                          // strides
+    Shape{1}, Shape{7}, Shape{1000}, Shape{4099}, Shape{7, 33}, Shape{33, 1000}, Shape{3, 4099},
+    Shape{4099, 3}, Shape{33, 7, 5}, Shape{2, 1025, 3}, Shape{1, 1000, 33},
+    Shape{40000, 5},     // more warp-rows than one grid covers: the row loop
+                         // strides
     Shape{70000, 2, 3},  // more outer slices than grid.y allows: the column loop strides
     Shape{0, 5}};
 

@@ -1,9 +1,10 @@
 // Cases of the sequence-model ops. Embedding: float32 and int32 ids at odd sizes (one id, ids
 // repeated many times so that backward's sums collide, an empty batch, a 3-D id tensor), y
 // overwritten over NaN, dweight accumulated into random values, bit for bit; GPT-sized ones (16k
-// tokens of 384 features: byte ids as skewed as text's, and a GPT-2-sized vocabulary). batched_gemm: every transpose
-// pair at odd sizes, "=" over NaN and "+=", an empty batch and an empty inner size, TF32/bf16.
-// causal_softmax: odd T (1, 7, 33, 100) and batches, NaN/inf sentinels, in place, backward
+// tokens of 384 features: byte ids as skewed as text's, and a GPT-2-sized vocabulary).
+// batched_gemm: every transpose pair at odd sizes, "=" over NaN and "+=", an empty batch and an
+// empty inner size, TF32/bf16. causal_softmax: odd T (1, 7, 33, 100) and batches, NaN/inf
+// sentinels, in place, backward
 // "=" over NaN and in place. permute: attention's head split and merge at odd sizes, a move of
 // the last axis, rank 1, an empty axis, NaN/inf carried. Finite differences check both backwards.
 #include <algorithm>
@@ -66,9 +67,11 @@ std::vector<OpCase> embedding_cases() {
       const std::uint32_t s = seed;
       seed += 3;
       const std::string name = e.ids.str() + " of " + std::to_string(e.num) + "x" +
-                               std::to_string(e.dim) + (dtype == DType::i32 ? " int32" : " float32");
+                               std::to_string(e.dim) +
+                               (dtype == DType::i32 ? " int32" : " float32");
       const Shape y_shape = with_dim(e.ids, e.dim);
-      out.push_back({"embedding_forward", "Sequence", name, [=](Device d) -> Outputs {
+      out.push_back({"embedding_forward", "Sequence", name,
+                     [=](Device d) -> Outputs {
                        Tensor y = Tensor::full(y_shape, kNaN, d);
                        embedding_forward(ids(e.ids, e.num, s, dtype).to(d),
                                          input({e.num, e.dim}, s + 1).to(d), y);
@@ -76,7 +79,8 @@ std::vector<OpCase> embedding_cases() {
                      },
                      kExact});
       // Summed in the ids' order on every backend: the same bits.
-      out.push_back({"embedding_backward", "Sequence", name, [=](Device d) -> Outputs {
+      out.push_back({"embedding_backward", "Sequence", name,
+                     [=](Device d) -> Outputs {
                        Tensor dw = input({e.num, e.dim}, s + 1).to(d);
                        embedding_backward(ids(e.ids, e.num, s, dtype).to(d),
                                           input(y_shape, s + 2).to(d), dw);
@@ -132,25 +136,28 @@ Tolerance product_tol(std::int64_t k, float fraction, float rtol) {
 std::vector<OpCase> batched_gemm_cases() {
   std::vector<OpCase> out;
   std::uint32_t seed = 9300;
-  for (const BatchDims& d : {BatchDims{1, 1, 1, 1}, BatchDims{3, 7, 33, 5}, BatchDims{48, 64, 64, 32},
-                             BatchDims{5, 33, 7, 100}, BatchDims{0, 4, 4, 4}, BatchDims{2, 3, 5, 0}})
+  for (const BatchDims& d :
+       {BatchDims{1, 1, 1, 1}, BatchDims{3, 7, 33, 5}, BatchDims{48, 64, 64, 32},
+        BatchDims{5, 33, 7, 100}, BatchDims{0, 4, 4, 4}, BatchDims{2, 3, 5, 0}})
     for (int t = 0; t < 4; ++t) {
       const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
       for (const auto [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{0.125f, 1.0f}}) {
         const std::uint32_t s = seed;
         seed += 3;
-        OpCase c{"batched_gemm", "Sequence",
-                 fmt::format("{}x{}x{}x{}{}{} alpha {} beta {}", d.batch, d.m, d.n, d.k,
-                             ta ? " aT" : "", tb ? " bT" : "", alpha, beta),
-                 [=](Device dev) -> Outputs {
-                   const Tensor a = input(ta ? Shape{d.batch, d.k, d.m} : Shape{d.batch, d.m, d.k}, s);
-                   const Tensor b = input(tb ? Shape{d.batch, d.n, d.k} : Shape{d.batch, d.k, d.n}, s + 1);
-                   Tensor c = (beta == 0.0f ? Tensor::full({d.batch, d.m, d.n}, kNaN)
-                                            : input({d.batch, d.m, d.n}, s + 2))
-                                  .to(dev);
-                   batched_gemm(a.to(dev), ta, b.to(dev), tb, c, alpha, beta);
-                   return {{"out", c}};
-                 }};
+        OpCase c{
+            "batched_gemm", "Sequence",
+            fmt::format("{}x{}x{}x{}{}{} alpha {} beta {}", d.batch, d.m, d.n, d.k, ta ? " aT" : "",
+                        tb ? " bT" : "", alpha, beta),
+            [=](Device dev) -> Outputs {
+              const Tensor a = input(ta ? Shape{d.batch, d.k, d.m} : Shape{d.batch, d.m, d.k}, s);
+              const Tensor b =
+                  input(tb ? Shape{d.batch, d.n, d.k} : Shape{d.batch, d.k, d.n}, s + 1);
+              Tensor c = (beta == 0.0f ? Tensor::full({d.batch, d.m, d.n}, kNaN)
+                                       : input({d.batch, d.m, d.n}, s + 2))
+                             .to(dev);
+              batched_gemm(a.to(dev), ta, b.to(dev), tb, c, alpha, beta);
+              return {{"out", c}};
+            }};
         c.fp32 = product_tol(d.k, 1e-4f, 1e-4f);
         c.cpu = product_tol(d.k, 1e-5f, 1e-5f);
         c.reduced = {{MatmulPrecision::tf32, product_tol(d.k, 1e-2f, 1e-2f)},
@@ -170,15 +177,16 @@ Tensor causal_softmax_on_cpu(const Tensor& x, float scale) {
 std::vector<OpCase> causal_softmax_cases() {
   std::vector<OpCase> out;
   std::uint32_t seed = 9500;
-  for (const Shape& shape : {Shape{1, 1}, Shape{7, 7}, Shape{3, 33, 33}, Shape{2, 4, 100, 100},
-                             Shape{0, 5, 5}})
+  for (const Shape& shape :
+       {Shape{1, 1}, Shape{7, 7}, Shape{3, 33, 33}, Shape{2, 4, 100, 100}, Shape{0, 5, 5}})
     for (bool sentinels : {false, true}) {
       if (sentinels && shape.numel() < 3) continue;
       const std::uint32_t s = seed;
       seed += 3;
       const float scale = 0.35f;
       const std::string name = shape.str() + (sentinels ? " NaN/inf" : "");
-      out.push_back({"causal_softmax_forward", "Sequence", name, [=](Device d) -> Outputs {
+      out.push_back({"causal_softmax_forward", "Sequence", name,
+                     [=](Device d) -> Outputs {
                        Tensor x = input(shape, s, -4.0f, 4.0f);
                        if (sentinels) x = with_sentinels(x);
                        Tensor y = Tensor::full(shape, kNaN, d);
@@ -197,7 +205,8 @@ std::vector<OpCase> causal_softmax_cases() {
       for (bool in_place : {false, true})
         out.push_back({"causal_softmax_backward", "Sequence", name + (in_place ? " in place" : ""),
                        [=](Device d) -> Outputs {
-                         const Tensor y = causal_softmax_on_cpu(input(shape, s, -4.0f, 4.0f), scale);
+                         const Tensor y =
+                             causal_softmax_on_cpu(input(shape, s, -4.0f, 4.0f), scale);
                          Tensor dy = input(shape, s + 1).to(d);
                          Tensor dx = in_place ? dy : Tensor::full(shape, kNaN, d);
                          causal_softmax_backward(y.to(d), dy, dx, scale);
@@ -215,10 +224,11 @@ std::vector<OpCase> permute_cases() {
   };
   std::vector<OpCase> out;
   std::uint32_t seed = 9700;
-  for (const Case& c : {Case{Shape{2, 7, 3, 4, 5}, {2, 0, 3, 1, 4}},
-                        Case{Shape{3, 2, 4, 5, 3}, {1, 3, 0, 2, 4}}, Case{Shape{2, 3, 33, 8}, {0, 2, 1, 3}},
-                        Case{Shape{5, 7, 33}, {2, 0, 1}}, Case{Shape{1000}, {0}},
-                        Case{Shape{3, 0, 4}, {1, 2, 0}}, Case{Shape{2, 3, 4, 5, 6, 7}, {5, 3, 1, 0, 2, 4}}})
+  for (const Case& c :
+       {Case{Shape{2, 7, 3, 4, 5}, {2, 0, 3, 1, 4}}, Case{Shape{3, 2, 4, 5, 3}, {1, 3, 0, 2, 4}},
+        Case{Shape{2, 3, 33, 8}, {0, 2, 1, 3}}, Case{Shape{5, 7, 33}, {2, 0, 1}},
+        Case{Shape{1000}, {0}}, Case{Shape{3, 0, 4}, {1, 2, 0}},
+        Case{Shape{2, 3, 4, 5, 6, 7}, {5, 3, 1, 0, 2, 4}}})
     for (bool sentinels : {false, true}) {
       if (sentinels && c.shape.numel() == 0) continue;
       const std::uint32_t s = seed++;
@@ -239,7 +249,8 @@ std::vector<OpCase> permute_cases() {
 }
 
 std::vector<GradientCase> gradients() {
-  return {{"embedding_backward", "(3, 5) of 4x6", [] {
+  return {{"embedding_backward", "(3, 5) of 4x6",
+           [] {
              const Tensor x = ids({3, 5}, 4, 9190, DType::f32);
              Tensor w = input({4, 6}, 9191);
              const Tensor probe = input({3, 5, 6}, 9192);

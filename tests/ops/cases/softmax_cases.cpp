@@ -18,7 +18,8 @@ const Shape kShapes[] = {Shape{1, 1},    Shape{7, 10},   Shape{33, 1000}, Shape{
 // Random labels in [0, classes) with every third one -1, the ignore index.
 Tensor labels_with_ignored(std::int64_t rows, std::int64_t classes, std::uint32_t seed) {
   std::vector<std::int32_t> labels =
-      testing::random_labels(rows, static_cast<std::int32_t>(classes), seed).to_vector<std::int32_t>();
+      testing::random_labels(rows, static_cast<std::int32_t>(classes), seed)
+          .to_vector<std::int32_t>();
   for (std::size_t i = 0; i < labels.size(); i += 3) labels[i] = -1;
   return Tensor::from_vector(labels, Shape{rows});
 }
@@ -107,26 +108,31 @@ std::vector<OpCase> cases() {
     ignore_seed += 2;
     const std::int64_t rows = shape[0], cols = shape[1];
     const auto labels = [=] { return labels_with_ignored(rows, cols, s + 1); };
-    out.push_back({"softmax_cross_entropy_forward", "Softmax", shape.str() + " ignore index -1",
+    out.push_back({"softmax_cross_entropy_forward",
+                   "Softmax",
+                   shape.str() + " ignore index -1",
                    [=](Device d) -> Outputs {
                      const Tensor logits = input(shape, s, -5.0f, 5.0f).to(d);
                      Tensor probs = Tensor::empty(shape, DType::f32, d);
                      Tensor losses = Tensor::empty({rows}, DType::f32, d);
                      Tensor counted = Tensor::empty({rows}, DType::f32, d);
-                     softmax_cross_entropy_forward_ignoring(logits, labels().to(d), -1, probs, losses, counted);
+                     softmax_cross_entropy_forward_ignoring(logits, labels().to(d), -1, probs,
+                                                            losses, counted);
                      return {{"probs", probs}, {"losses", losses}, {"counted", counted}};
                    },
                    {1e-4f, 1e-6f}});
-    out.push_back({"softmax_cross_entropy_backward", "Softmax", shape.str() + " ignore index -1",
+    out.push_back({"softmax_cross_entropy_backward",
+                   "Softmax",
+                   shape.str() + " ignore index -1",
                    [=](Device d) -> Outputs {
                      Tensor probs = Tensor::empty(shape), losses = Tensor::empty({rows});
                      Tensor counted = Tensor::empty({rows}), count = Tensor::empty(Shape{});
-                     softmax_cross_entropy_forward_ignoring(input(shape, s, -5.0f, 5.0f), labels(), -1, probs,
-                                                            losses, counted);
+                     softmax_cross_entropy_forward_ignoring(input(shape, s, -5.0f, 5.0f), labels(),
+                                                            -1, probs, losses, counted);
                      reduce(ReduceOp::sum, counted, 0, count);
                      Tensor dlogits = Tensor::full(shape, 123.0f, d);  // "=": overwritten
-                     softmax_cross_entropy_backward_ignoring(probs.to(d), labels().to(d), -1, count.to(d), dlogits,
-                                                             1.0f);
+                     softmax_cross_entropy_backward_ignoring(probs.to(d), labels().to(d), -1,
+                                                             count.to(d), dlogits, 1.0f);
                      return {{"dlogits", dlogits}};
                    },
                    {1e-5f, 1e-8f}});
@@ -153,22 +159,23 @@ std::vector<GradientCase> gradients() {
            softmax_cross_entropy_backward(probs, labels, dlogits, 1.0f, eps);
            return testing::gradient_matches_finite_differences(loss, logits, dlogits, "logits");
          }});
-  out.push_back({"softmax_cross_entropy_backward", "(6, 9), ignore index -1", [] {
-                   Tensor logits = input({6, 9}, 1960, -3.0f, 3.0f);
-                   const Tensor labels = labels_with_ignored(6, 9, 1961);
-                   Tensor probs = Tensor::empty({6, 9}), losses = Tensor::empty({6});
-                   Tensor counted = Tensor::empty({6}), count = Tensor::full(Shape{}, 1.0f);
-                   const auto loss = [&] {
-                     softmax_cross_entropy_forward_ignoring(logits, labels, -1, probs, losses, counted);
-                     double sum = 0.0;
-                     for (float l : losses.to_vector<float>()) sum += l;
-                     return sum;
-                   };
-                   loss();
-                   Tensor dlogits = Tensor::empty({6, 9});
-                   softmax_cross_entropy_backward_ignoring(probs, labels, -1, count, dlogits, 1.0f);
-                   return testing::gradient_matches_finite_differences(loss, logits, dlogits, "logits");
-                 }});
+  out.push_back(
+      {"softmax_cross_entropy_backward", "(6, 9), ignore index -1", [] {
+         Tensor logits = input({6, 9}, 1960, -3.0f, 3.0f);
+         const Tensor labels = labels_with_ignored(6, 9, 1961);
+         Tensor probs = Tensor::empty({6, 9}), losses = Tensor::empty({6});
+         Tensor counted = Tensor::empty({6}), count = Tensor::full(Shape{}, 1.0f);
+         const auto loss = [&] {
+           softmax_cross_entropy_forward_ignoring(logits, labels, -1, probs, losses, counted);
+           double sum = 0.0;
+           for (float l : losses.to_vector<float>()) sum += l;
+           return sum;
+         };
+         loss();
+         Tensor dlogits = Tensor::empty({6, 9});
+         softmax_cross_entropy_backward_ignoring(probs, labels, -1, count, dlogits, 1.0f);
+         return testing::gradient_matches_finite_differences(loss, logits, dlogits, "logits");
+       }});
   return out;
 }
 

@@ -35,7 +35,7 @@
   KILN_PARITY_SUITE(Prefix, Dropout, side, skip)       \
   KILN_PARITY_SUITE(Prefix, Random, side, skip)        \
   KILN_PARITY_SUITE(Prefix, Optimizer, side, skip)     \
-  KILN_PARITY_SUITE(Prefix, Pool2d, side, skip)       \
+  KILN_PARITY_SUITE(Prefix, Pool2d, side, skip)        \
   KILN_PARITY_SUITE(Prefix, Sequence, side, skip)
 
 namespace kiln::ops_testing {
