@@ -19,6 +19,7 @@ packages=(
   libonnx-dev libprotobuf-dev                       # ONNX export: ONNX 1.12's protobuf classes and
                                                     #   checker (export/), on Debian's protobuf
   clang libclang-rt-14-dev                          # fuzz targets: libFuzzer, ASan (tests/fuzz/)
+  clang-format                                      # test.sh's format check (.clang-format)
   python3-venv                                      # tests: the venv of ONNX Runtime and TensorBoard's
                                                     #   reader (scripts/test-venv.sh)
   dataset-fashion-mnist                             # real data, /usr/share/datasets/fashion-mnist

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # README's second command, and what CI runs (.ci/run). Installs what is missing, then:
+#   0. format:     every tracked C++/CUDA source as clang-format writes it (scripts/check-format.sh).
 #   1. build/      Release, CUDA backend compiled in whenever the toolkit is at /usr/local/cuda;
 #                  ctest runs every label (cpu, gpu, install); GPU tests skip visibly without a GPU.
 #   2. build-asan/ Debug with AddressSanitizer + UBSan, CPU only, kiln as a static archive (the
@@ -63,6 +64,9 @@ if ! command -v chromium >/dev/null; then
     echo "test.sh: no chromium and no root to install it: the HTML page tests skip"
   fi
 fi
+
+# Formatting first: seconds, and a failure is reported with the build's, not instead of it.
+phase "format (clang-format)" bash scripts/check-format.sh || true
 
 phase "build (Release)" bash -c "
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=$cuda &&
