@@ -59,37 +59,30 @@ template <Activation F> __global__ void backward_kernel(rec::ActivationBackward 
     o.dx[i] = backward_of<F>(o.x[i], o.y[i], o.dy[i], o.alpha);
 }
 
-template <typename Record>
-void launch(void (*kernel)(Record), const Record& o, cudaStream_t stream) {
-  if (o.n == 0) return;
-  kernel<<<detail::blocks_for(o.n), detail::kThreads, 0, stream>>>(o);
-  KILN_CUDA_CHECK_LAUNCH();
-}
-
 }  // namespace
 
 // One instantiation per activation, so the kernels carry no per-element switch.
 void activation_forward(const rec::ActivationForward& o, cudaStream_t stream) {
   using A = Activation;
   switch (o.f) {
-    case A::relu: return launch(forward_kernel<A::relu>, o, stream);
-    case A::leaky_relu: return launch(forward_kernel<A::leaky_relu>, o, stream);
-    case A::sigmoid: return launch(forward_kernel<A::sigmoid>, o, stream);
-    case A::tanh: return launch(forward_kernel<A::tanh>, o, stream);
-    case A::gelu: return launch(forward_kernel<A::gelu>, o, stream);
-    case A::gelu_tanh: return launch(forward_kernel<A::gelu_tanh>, o, stream);
+    case A::relu: return detail::launch_over_n(forward_kernel<A::relu>, o, stream);
+    case A::leaky_relu: return detail::launch_over_n(forward_kernel<A::leaky_relu>, o, stream);
+    case A::sigmoid: return detail::launch_over_n(forward_kernel<A::sigmoid>, o, stream);
+    case A::tanh: return detail::launch_over_n(forward_kernel<A::tanh>, o, stream);
+    case A::gelu: return detail::launch_over_n(forward_kernel<A::gelu>, o, stream);
+    case A::gelu_tanh: return detail::launch_over_n(forward_kernel<A::gelu_tanh>, o, stream);
   }
 }
 
 void activation_backward(const rec::ActivationBackward& o, cudaStream_t stream) {
   using A = Activation;
   switch (o.f) {
-    case A::relu: return launch(backward_kernel<A::relu>, o, stream);
-    case A::leaky_relu: return launch(backward_kernel<A::leaky_relu>, o, stream);
-    case A::sigmoid: return launch(backward_kernel<A::sigmoid>, o, stream);
-    case A::tanh: return launch(backward_kernel<A::tanh>, o, stream);
-    case A::gelu: return launch(backward_kernel<A::gelu>, o, stream);
-    case A::gelu_tanh: return launch(backward_kernel<A::gelu_tanh>, o, stream);
+    case A::relu: return detail::launch_over_n(backward_kernel<A::relu>, o, stream);
+    case A::leaky_relu: return detail::launch_over_n(backward_kernel<A::leaky_relu>, o, stream);
+    case A::sigmoid: return detail::launch_over_n(backward_kernel<A::sigmoid>, o, stream);
+    case A::tanh: return detail::launch_over_n(backward_kernel<A::tanh>, o, stream);
+    case A::gelu: return detail::launch_over_n(backward_kernel<A::gelu>, o, stream);
+    case A::gelu_tanh: return detail::launch_over_n(backward_kernel<A::gelu_tanh>, o, stream);
   }
 }
 

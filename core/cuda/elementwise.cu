@@ -37,31 +37,28 @@ template <typename T> __global__ void fill_kernel(Index n, T value, T* x) {
   for (Index i = detail::grid_start(); i < n; i += detail::grid_stride()) x[i] = value;
 }
 
-template <typename Record>
-void launch(void (*kernel)(Record), const Record& o, cudaStream_t stream) {
-  if (o.n == 0) return;
-  kernel<<<detail::blocks_for(o.n), detail::kThreads, 0, stream>>>(o);
-  KILN_CUDA_CHECK_LAUNCH();
-}
-
 }  // namespace
 
 // One instantiation per op, so the kernel carries no per-element switch.
 void binary(const rec::Binary& o, cudaStream_t stream) {
   using B = BinaryOp;
   switch (o.f) {
-    case B::add: return launch(binary_kernel<B::add>, o, stream);
-    case B::sub: return launch(binary_kernel<B::sub>, o, stream);
-    case B::mul: return launch(binary_kernel<B::mul>, o, stream);
-    case B::div: return launch(binary_kernel<B::div>, o, stream);
-    case B::max: return launch(binary_kernel<B::max>, o, stream);
-    case B::min: return launch(binary_kernel<B::min>, o, stream);
+    case B::add: return detail::launch_over_n(binary_kernel<B::add>, o, stream);
+    case B::sub: return detail::launch_over_n(binary_kernel<B::sub>, o, stream);
+    case B::mul: return detail::launch_over_n(binary_kernel<B::mul>, o, stream);
+    case B::div: return detail::launch_over_n(binary_kernel<B::div>, o, stream);
+    case B::max: return detail::launch_over_n(binary_kernel<B::max>, o, stream);
+    case B::min: return detail::launch_over_n(binary_kernel<B::min>, o, stream);
   }
 }
 
-void scale(const rec::Scale& o, cudaStream_t stream) { launch(scale_kernel, o, stream); }
+void scale(const rec::Scale& o, cudaStream_t stream) {
+  detail::launch_over_n(scale_kernel, o, stream);
+}
 
-void axpy(const rec::Axpy& o, cudaStream_t stream) { launch(axpy_kernel, o, stream); }
+void axpy(const rec::Axpy& o, cudaStream_t stream) {
+  detail::launch_over_n(axpy_kernel, o, stream);
+}
 
 // The fill kernel takes (n, value, x) rather than the record: one template for both dtypes.
 void fill(const rec::Fill& o, cudaStream_t stream) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kiln/core/cuda/check.h"
+
 namespace kiln::cuda::detail {
 
 using Index = std::int64_t;
@@ -19,6 +21,14 @@ constexpr Index kMaxBlocks = 4096;
 inline unsigned int blocks_for(Index n, Index per_block = kThreads) {
   const Index blocks = (n + per_block - 1) / per_block;
   return static_cast<unsigned int>(blocks < kMaxBlocks ? (blocks < 1 ? 1 : blocks) : kMaxBlocks);
+}
+
+// Queues kernel(o) over o.n elements (a grid-stride kernel taking its op's record); none if n == 0.
+template <typename Record>
+void launch_over_n(void (*kernel)(Record), const Record& o, cudaStream_t stream) {
+  if (o.n == 0) return;
+  kernel<<<blocks_for(o.n), kThreads, 0, stream>>>(o);
+  KILN_CUDA_CHECK_LAUNCH();
 }
 
 // First index and stride of a 1-D grid-stride loop, in 64 bits (n may pass 2^31).
