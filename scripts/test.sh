@@ -68,8 +68,12 @@ fi
 # Formatting first: seconds, and a failure is reported with the build's, not instead of it.
 phase "format (clang-format)" bash scripts/check-format.sh || true
 
+# Unity builds: a test file's 2 s at -O1 is mostly what every file repeats (the precompiled
+# header's load, GoogleTest's and fmt's instantiations); sixteen files a source cut the suites'
+# compile time by about two thirds. File-scope names must then differ within a target's folder.
+unity="-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16"
 phase "build (Release)" bash -c "
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=$cuda &&
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=$cuda $unity &&
   cmake --build build -j$jobs" || exit 1
 phase "ctest (all labels)" \
   ctest --test-dir build --output-on-failure --no-tests=error --timeout 600 -j"$jobs" || true
@@ -77,7 +81,7 @@ phase "ctest (all labels)" \
 phase "build (ASan+UBSan)" bash -c "
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug '-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1' \
         -DKILN_CUDA=OFF -DKILN_SANITIZE=ON -DKILN_BUILD_BENCHMARKS=OFF -DKILN_BUILD_APPS=OFF \
-        -DBUILD_SHARED_LIBS=OFF &&
+        -DBUILD_SHARED_LIBS=OFF $unity &&
   cmake --build build-asan -j$jobs" || exit 1
 phase "ctest -L cpu (ASan, reference CPU path)" \
   env KILN_CPU_COMPUTE=reference ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -10,7 +10,7 @@ namespace kiln {
 
 namespace {
 
-constexpr const char* kForms =
+constexpr const char* kScheduleForms =
     "constant | step:<step_size>:<gamma> | multistep:<m1>,<m2>,...:<gamma> | exp:<gamma> | "
     "cosine[:<min_lr>[:<decay_steps>]] | warmup:<steps>[:<start_factor>]+<schedule>";
 
@@ -18,7 +18,8 @@ struct Parser {
   const std::string& spec;
 
   [[noreturn]] void fail(const std::string& reason) const {
-    KILN_THROW("bad learning-rate schedule '{}': {}; accepted forms: {}", spec, reason, kForms);
+    KILN_THROW("bad learning-rate schedule '{}': {}; accepted forms: {}", spec, reason,
+               kScheduleForms);
   }
 
   std::vector<std::string_view> split(std::string_view s, char sep) const {

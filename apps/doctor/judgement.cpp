@@ -43,7 +43,7 @@ constexpr double kMinGpuClockShare = 0.8;
 // --compare: a figure explains a slower machine when it differs by this factor or more.
 constexpr double kCompareFactor = 1.3;
 
-bool known(double v) { return v >= 0.0; }
+bool is_known(double v) { return v >= 0.0; }
 
 // GB/s per lane and direction after encoding, PCIe generation 1 to 6.
 double pcie_lane_gbs(int gen) {
@@ -52,7 +52,7 @@ double pcie_lane_gbs(int gen) {
 }
 
 void judge_memory(const CpuFigures& c, std::vector<Judgement>& out) {
-  if (!known(c.triad_single_gbs) || !known(c.triad_all_gbs)) {
+  if (!is_known(c.triad_single_gbs) || !is_known(c.triad_all_gbs)) {
     out.push_back({"memory", Verdict::cannot_tell, "memory bandwidth was not measured"});
     return;
   }
@@ -115,7 +115,7 @@ void judge_memory_slots(const MemoryFigures& m, std::vector<Judgement>& out) {
 }
 
 void judge_gemm(const CpuFigures& c, std::vector<Judgement>& out) {
-  if (!known(c.gemm_gflops)) {
+  if (!is_known(c.gemm_gflops)) {
     out.push_back({"gemm", Verdict::cannot_tell, "the matrix-product rate was not measured"});
     return;
   }
@@ -125,9 +125,9 @@ void judge_gemm(const CpuFigures& c, std::vector<Judgement>& out) {
   const std::string uarch = c.microarchitecture.empty()
                                 ? "this CPU is not in kiln's table"
                                 : c.microarchitecture + ": " + c.microarchitecture_why;
-  if (!known(c.gemm_peak_gflops) || c.peak_source.empty()) {
-    const char* why = !known(c.flops_per_cycle) ? "its FLOPs per cycle are not known"
-                                                : "the CPU's frequency is hidden";
+  if (!is_known(c.gemm_peak_gflops) || c.peak_source.empty()) {
+    const char* why = !is_known(c.flops_per_cycle) ? "its FLOPs per cycle are not known"
+                                                   : "the CPU's frequency is hidden";
     out.push_back(
         {"gemm", Verdict::cannot_tell,
          measured +
@@ -149,10 +149,10 @@ void judge_gemm(const CpuFigures& c, std::vector<Judgement>& out) {
                 "{} "
                 "threads; {}{})",
                 100.0 * share, c.gemm_peak_gflops, c.fma_threads, uarch,
-                known(c.flops_per_cycle) ? "; the frequency is hidden"
-                                         : "; kiln's table has no FLOPs per cycle for it");
+                is_known(c.flops_per_cycle) ? "; the frequency is hidden"
+                                            : "; kiln's table has no FLOPs per cycle for it");
   std::string fma;
-  if (c.peak_source == "table" && known(c.fma_gflops))
+  if (c.peak_source == "table" && is_known(c.fma_gflops))
     fma = fmt::format("; the cores' measured FMA rate is {:.0f} GFLOP/s{}", c.fma_gflops,
                       share > 1.0 ? " (over 100 %: they run above the nominal clock)" : "");
   if (share < kMinGemmShareOfPeak)
@@ -173,7 +173,7 @@ void judge_data(const DataFigures& d, std::vector<Judgement>& out) {
     return;
   }
   auto decode = [&](const char* kind, int files, double rate) {
-    if (files == 0 || !known(rate)) return;
+    if (files == 0 || !is_known(rate)) return;
     const std::string measured =
         fmt::format("{} decode: {:.0f} images/s per core ({} files sampled)", kind, rate, files);
     if (rate < kMinDecodesPerCore)
@@ -190,7 +190,7 @@ void judge_data(const DataFigures& d, std::vector<Judgement>& out) {
   if (d.png_files == 0 && d.jpeg_files == 0)
     out.push_back({"decode", Verdict::cannot_tell,
                    fmt::format("data {} holds no PNG or JPEG files: no decode rate", d.spec)});
-  if (!known(d.read_mbs)) return;
+  if (!is_known(d.read_mbs)) return;
   const double files_per_s =
       d.mean_file_kib > 0.0 ? d.read_mbs * 1e6 / (d.mean_file_kib * 1024.0) : -1.0;
   const std::string measured =
@@ -208,7 +208,7 @@ void judge_data(const DataFigures& d, std::vector<Judgement>& out) {
 }
 
 void judge_competition(const CompetitionFigures& k, std::vector<Judgement>& out) {
-  if (!known(k.run_queue_wait_percent)) {
+  if (!is_known(k.run_queue_wait_percent)) {
     out.push_back({"competition", Verdict::cannot_tell,
                    "this kernel does not expose run-queue delays (/proc/self/task/*/schedstat)"});
   } else {
@@ -236,7 +236,7 @@ void judge_competition(const CompetitionFigures& k, std::vector<Judgement>& out)
       out.push_back({"competition", Verdict::ok, measured});
     }
   }
-  if (!known(k.steal_percent))
+  if (!is_known(k.steal_percent))
     out.push_back({"competition", Verdict::cannot_tell, "steal time: /proc/stat does not say"});
   else if (k.steal_percent >= kMaxStealPercent)
     out.push_back(
@@ -246,7 +246,7 @@ void judge_competition(const CompetitionFigures& k, std::vector<Judgement>& out)
 }
 
 void judge_thermal(const ThermalFigures& t, std::vector<Judgement>& out) {
-  if (known(t.start_mhz) && known(t.end_mhz) && t.start_mhz > 0.0) {
+  if (is_known(t.start_mhz) && is_known(t.end_mhz) && t.start_mhz > 0.0) {
     const double kept = t.end_mhz / t.start_mhz;
     const std::string measured =
         fmt::format("clock under sustained load: {:.0f} MHz at the start, {:.0f} MHz at the end",
@@ -261,12 +261,12 @@ void judge_thermal(const ThermalFigures& t, std::vector<Judgement>& out) {
                    "clock under sustained load: cpufreq is not exposed here (a container or a VM), "
                    "so drops cannot be told"});
   }
-  if (known(t.max_temperature_c) && t.max_temperature_c >= kHotCelsius)
+  if (is_known(t.max_temperature_c) && t.max_temperature_c >= kHotCelsius)
     out.push_back(
         {"thermal", Verdict::problem,
          fmt::format("temperature reached {:.0f} C: near the throttling point; check cooling",
                      t.max_temperature_c)});
-  if (known(t.sustained_gflops_first) && known(t.sustained_gflops_last) &&
+  if (is_known(t.sustained_gflops_first) && is_known(t.sustained_gflops_last) &&
       t.sustained_gflops_first > 0.0) {
     const double kept = t.sustained_gflops_last / t.sustained_gflops_first;
     const std::string measured =
@@ -297,7 +297,7 @@ void judge_gpu(const GpuFigures& g, std::vector<Judgement>& out) {
   } else {
     out.push_back({"gpu", Verdict::cannot_tell, "PCIe link: NVML does not say"});
   }
-  if (known(g.h2d_pinned_gbs)) {
+  if (is_known(g.h2d_pinned_gbs)) {
     std::string measured =
         fmt::format("host-to-device copies: {:.1f} GB/s pinned, {:.1f} GB/s pageable",
                     g.h2d_pinned_gbs, g.h2d_pageable_gbs);
@@ -374,10 +374,10 @@ void set_gemm_peak(CpuFigures& c) {
   // SMT siblings share one core's FMA units: the peak counts the cores the GEMM ran on.
   const int cores =
       std::min(c.physical_cores, c.gemm_threads > 0 ? c.gemm_threads : c.physical_cores);
-  if (known(c.flops_per_cycle) && known(c.frequency_mhz) && cores > 0) {
+  if (is_known(c.flops_per_cycle) && is_known(c.frequency_mhz) && cores > 0) {
     c.peak_source = "table";
     c.gemm_peak_gflops = cores * c.frequency_mhz * 1e-3 * c.flops_per_cycle;
-  } else if (known(c.fma_gflops)) {
+  } else if (is_known(c.fma_gflops)) {
     c.peak_source = "measured";
     c.gemm_peak_gflops = c.fma_gflops;
   } else {
@@ -408,7 +408,7 @@ Comparison compare(const MachineFigures& a, const std::string& a_name, const Mac
   std::vector<Reason> reasons;
   for (const Metric& m : metrics()) {
     const double x = m.value(a), y = m.value(b);
-    if (!known(x) || !known(y) || x <= 0.0 || y <= 0.0) continue;
+    if (!is_known(x) || !is_known(y) || x <= 0.0 || y <= 0.0) continue;
     const double factor = std::max(x, y) / std::min(x, y);
     if (factor < kCompareFactor) continue;
     const bool a_slower = m.higher_better ? x < y : x > y;

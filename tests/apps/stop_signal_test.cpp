@@ -22,8 +22,8 @@ using kiln::testing::wait_for;
 using kiln::testing::weights_of;
 
 // 8 steps an epoch, a checkpoint after each; --epochs is not a setting a resume compares.
-std::vector<std::string> train_args(const std::string& dir, std::int64_t epochs,
-                                    bool resume = false) {
+std::vector<std::string> stoppable_train_args(const std::string& dir, std::int64_t epochs,
+                                              bool resume = false) {
   std::vector<std::string> args{KILN_TRAIN_BIN,
                                 "--model",
                                 "mlp:784-64-10",
@@ -58,7 +58,7 @@ struct Stopped {
 // lands while it trains, however fast the machine.
 Stopped stop_with(int signal, const std::string& dir) {
   const std::string out_path = dir + ".out";
-  const pid_t pid = start(train_args(dir, 1000000), dir + ".err", out_path);
+  const pid_t pid = start(stoppable_train_args(dir, 1000000), dir + ".err", out_path);
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::optional<kiln::SavedCheckpoint> first;
   while (!first && std::chrono::steady_clock::now() < give_up) {
@@ -89,10 +89,10 @@ TEST(TrainStopSignals, SigtermSavesACheckpointAndTheResumeEndsAsAnUninterruptedR
   ASSERT_GE(stopped.state.global_step, 8)
       << "the first epoch's checkpoint was there before the signal";
   const std::int64_t epochs = stopped.state.epoch + 2;  // at least one more whole epoch
-  ASSERT_EQ(wait_for(start(train_args(dir, epochs, true), dir + ".resume.err")), 0)
+  ASSERT_EQ(wait_for(start(stoppable_train_args(dir, epochs, true), dir + ".resume.err")), 0)
       << file_text(dir + ".resume.err");
   const std::string reference = kiln::testing::fresh_checkpoint_dir("sigterm_reference");
-  ASSERT_EQ(wait_for(start(train_args(reference, epochs))), 0);
+  ASSERT_EQ(wait_for(start(stoppable_train_args(reference, epochs))), 0);
   const std::string resumed = weights_of(dir);
   ASSERT_FALSE(resumed.empty());
   EXPECT_TRUE(resumed == weights_of(reference))

@@ -16,9 +16,10 @@ namespace {
 using testing::all_close;
 using testing::random_tensor;
 
-constexpr BinaryOp kAll[] = {BinaryOp::add, BinaryOp::sub, BinaryOp::mul,
-                             BinaryOp::div, BinaryOp::max, BinaryOp::min};
-constexpr std::int64_t kSizes[] = {1, 7, 33, 1000, 40001};  // the last runs multithreaded
+constexpr BinaryOp kBinaryOps[] = {BinaryOp::add, BinaryOp::sub, BinaryOp::mul,
+                                   BinaryOp::div, BinaryOp::max, BinaryOp::min};
+constexpr std::int64_t kElementwiseSizes[] = {1, 7, 33, 1000,
+                                              40001};  // the last runs multithreaded
 
 using testing::error_message;
 
@@ -44,8 +45,8 @@ std::vector<float> reference(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 TEST(Binary, MatchesDoublePrecisionLoopForEveryOp) {
   std::uint32_t seed = 500;
-  for (BinaryOp op : kAll)
-    for (std::int64_t n : kSizes) {
+  for (BinaryOp op : kBinaryOps)
+    for (std::int64_t n : kElementwiseSizes) {
       SCOPED_TRACE(::testing::Message() << "op " << static_cast<int>(op) << " n " << n);
       const Tensor a = random_tensor(Shape{n}, seed++, -3.0f, 3.0f);
       const Tensor b = random_tensor(Shape{n}, seed++, -3.0f, 3.0f);
@@ -66,7 +67,7 @@ TEST(Binary, WritesIntoEitherInputWhenOutputAliasesIt) {
 }
 
 TEST(Scale, MultipliesEveryElementInPlace) {
-  for (std::int64_t n : kSizes) {
+  for (std::int64_t n : kElementwiseSizes) {
     Tensor x = random_tensor(Shape{n}, static_cast<std::uint32_t>(n));
     std::vector<float> expected = x.to_vector<float>();
     for (float& v : expected) v = static_cast<float>(double(v) * -0.37);
@@ -76,7 +77,7 @@ TEST(Scale, MultipliesEveryElementInPlace) {
 }
 
 TEST(Axpy, AddsScaledXIntoY) {
-  for (std::int64_t n : kSizes) {
+  for (std::int64_t n : kElementwiseSizes) {
     const Tensor x = random_tensor(Shape{n}, static_cast<std::uint32_t>(n));
     Tensor y = random_tensor(Shape{n}, static_cast<std::uint32_t>(n + 1));
     const auto xv = x.to_vector<float>(), yv = y.to_vector<float>();
@@ -89,7 +90,7 @@ TEST(Axpy, AddsScaledXIntoY) {
 }
 
 TEST(Fill, SetsEveryFloatElement) {
-  for (std::int64_t n : kSizes) {
+  for (std::int64_t n : kElementwiseSizes) {
     Tensor x = random_tensor(Shape{n}, 3);
     fill(x, -1.25f);
     EXPECT_EQ(x.to_vector<float>(), std::vector<float>(static_cast<std::size_t>(n), -1.25f));

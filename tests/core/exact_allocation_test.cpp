@@ -21,7 +21,7 @@ const void* const kOtherStream = reinterpret_cast<const void*>(0x20);
 
 // A host "device" that records the size of every raw allocation and which blocks it holds, with
 // events that pass when the test says so and a capture the test switches on and off.
-struct Device {
+struct RecordingDevice {
   std::vector<std::size_t> sizes;  // every raw allocation's size, in order
   std::map<void*, std::size_t> live;
   int frees = 0;
@@ -59,7 +59,7 @@ struct Device {
 }  // namespace
 
 TEST(ExactAllocation, EveryRequestIsOneRawAllocationOfExactlyItsBytes) {
-  Device device;
+  RecordingDevice device;
   CachingAllocator exact(device.hooks(), AllocationPolicy::exact);
   EXPECT_EQ(exact.policy(), AllocationPolicy::exact);
   // Odd sizes that the caching policy rounds up to 512 B or 2 MiB; 0 asks for one byte.
@@ -75,14 +75,14 @@ TEST(ExactAllocation, EveryRequestIsOneRawAllocationOfExactlyItsBytes) {
 }
 
 TEST(ExactAllocation, AReleasedBlockIsNeverServedAgainFromACache) {
-  Device device;
+  RecordingDevice device;
   CachingAllocator exact(device.hooks(), AllocationPolicy::exact);
   // The pattern the caching policy serves with one raw call: the same size, freed and asked again.
   for (int step = 0; step < 5; ++step) exact.release(exact.allocate(4000, kStream));
   EXPECT_EQ(device.sizes.size(), 5u);
   EXPECT_EQ(device.frees, 5);
   // The same sequence under the caching policy, for contrast: one raw allocation, none freed.
-  Device cached_device;
+  RecordingDevice cached_device;
   CachingAllocator caching(cached_device.hooks());
   for (int step = 0; step < 5; ++step) caching.release(caching.allocate(4000, kStream));
   EXPECT_EQ(cached_device.sizes, (std::vector<std::size_t>{4096}));
@@ -90,7 +90,7 @@ TEST(ExactAllocation, AReleasedBlockIsNeverServedAgainFromACache) {
 }
 
 TEST(ExactAllocation, ABlockUsedOnAnotherStreamGoesBackOnlyAfterThatUseHasPassed) {
-  Device device;
+  RecordingDevice device;
   CachingAllocator exact(device.hooks(), AllocationPolicy::exact);
   void* block = exact.allocate(100, kStream);
   exact.record_stream(block, kOtherStream);  // a copy on another stream reads it
@@ -106,7 +106,7 @@ TEST(ExactAllocation, ABlockUsedOnAnotherStreamGoesBackOnlyAfterThatUseHasPassed
 }
 
 TEST(ExactAllocation, BlocksFreedDuringACaptureStayUntilTheirGraphsPoolIsReleased) {
-  Device device;
+  RecordingDevice device;
   CachingAllocator exact(device.hooks(), AllocationPolicy::exact);
   void* before = exact.allocate(64, kStream);
   device.capturing = true;
@@ -130,7 +130,7 @@ TEST(ExactAllocation, BlocksFreedDuringACaptureStayUntilTheirGraphsPoolIsRelease
 }
 
 TEST(ExactAllocation, ABlockReleasedWhileReleasingIsNotAllowedGoesBackAtTheNextCall) {
-  Device device;
+  RecordingDevice device;
   CachingAllocator exact(device.hooks(), AllocationPolicy::exact);
   void* block = exact.allocate(20, kStream);
   device.capturing = true;  // another thread records a graph: cudaFree would break it

@@ -22,7 +22,7 @@ using testing::kGpu;
 
 // Values near zero after an update cancel; 1e-6 absolute covers that at magnitudes around 1.
 constexpr float kAtol = 1e-6f;
-const std::vector<std::int64_t> kSizes = {1, 7, 33, 1000, 4099, 70000};
+const std::vector<std::int64_t> kMovedSizes = {1, 7, 33, 1000, 4099, 70000};
 
 void expect_same(FixedProblem& gpu, FixedProblem& cpu, const Optimizer& on_gpu,
                  const Optimizer& on_cpu) {
@@ -40,7 +40,7 @@ void expect_same(FixedProblem& gpu, FixedProblem& cpu, const Optimizer& on_gpu,
 
 TEST(OptimizerOnTheGpu, StateFollowsParametersMovedToTheGpu) {
   KILN_REQUIRE_GPU();
-  FixedProblem cpu(kSizes, 25), moved(kSizes, 25);
+  FixedProblem cpu(kMovedSizes, 25), moved(kMovedSizes, 25);
   auto on_cpu = make_optimizer("adamw", cpu.parameters(), 0.01f, {.weight_decay = 0.01f});
   auto on_moved = make_optimizer("adamw", moved.parameters(), 0.01f, {.weight_decay = 0.01f});
   for (int step = 0; step < 4; ++step) {

@@ -26,11 +26,11 @@ using kiln::Tensor;
 
 namespace {
 
-constexpr std::int64_t kVocabulary = 11;
+constexpr std::int64_t kGptVocabulary = 11;
 
 kiln::Model tiny_gpt(std::uint64_t seed) {
   kiln::Generator gen(seed);
-  return kiln::build_model("gpt:2-2-16-8", Shape{8}, kVocabulary, gen);
+  return kiln::build_model("gpt:2-2-16-8", Shape{8}, kGptVocabulary, gen);
 }
 
 Tensor token_ids(std::int64_t b, std::int64_t t, std::uint32_t seed) {
@@ -38,7 +38,7 @@ Tensor token_ids(std::int64_t b, std::int64_t t, std::uint32_t seed) {
   std::uint32_t state = seed;
   for (float& v : ids) {
     state = state * 1664525u + 1013904223u;
-    v = static_cast<float>((state >> 16) % kVocabulary);
+    v = static_cast<float>((state >> 16) % kGptVocabulary);
   }
   return Tensor::from_vector(ids, {b, t});
 }
@@ -93,18 +93,19 @@ TEST(Gpt, GivesLogitsThatDependOnNoLaterToken) {
   model.net->eval();
   Tensor x = token_ids(2, 8, 4);
   const Tensor before = model.net->predict(x);
-  ASSERT_EQ(before.shape(), (Shape{2, 8, kVocabulary}));
+  ASSERT_EQ(before.shape(), (Shape{2, 8, kGptVocabulary}));
   auto ids = x.to_vector<float>();
-  ids[5] = static_cast<float>((static_cast<int>(ids[5]) + 1) % kVocabulary);  // sequence 0, t = 5
+  ids[5] =
+      static_cast<float>((static_cast<int>(ids[5]) + 1) % kGptVocabulary);  // sequence 0, t = 5
   const Tensor after = model.net->predict(Tensor::from_vector(ids, {2, 8}));
   const auto a = before.to_vector<float>(), b = after.to_vector<float>();
   for (std::int64_t t = 0; t < 8; ++t) {
     bool same = true;
-    for (std::int64_t v = 0; v < kVocabulary; ++v)
-      same = same && a[t * kVocabulary + v] == b[t * kVocabulary + v];
+    for (std::int64_t v = 0; v < kGptVocabulary; ++v)
+      same = same && a[t * kGptVocabulary + v] == b[t * kGptVocabulary + v];
     EXPECT_EQ(same, t < 5) << "position " << t;
   }
-  for (std::int64_t i = 8 * kVocabulary; i < 16 * kVocabulary; ++i)
+  for (std::int64_t i = 8 * kGptVocabulary; i < 16 * kGptVocabulary; ++i)
     EXPECT_EQ(a[i], b[i]) << "sequence 1";
 }
 
@@ -169,11 +170,11 @@ TEST(Gpt, LearnsToPredictTheNextTokenOfAFixedBatch) {
   for (int step = 0; step < 40; ++step) {
     model.net->zero_grad();
     const Tensor& logits = model.net->forward(x);
-    losses.push_back(loss.forward(logits.view({24, kVocabulary}), y).to_vector<float>()[0]);
-    model.net->backward(loss.backward().view({3, 8, kVocabulary}));
+    losses.push_back(loss.forward(logits.view({24, kGptVocabulary}), y).to_vector<float>()[0]);
+    model.net->backward(loss.backward().view({3, 8, kGptVocabulary}));
     adam.step();
   }
-  EXPECT_NEAR(losses.front(), std::log(static_cast<float>(kVocabulary)), 0.1f)
+  EXPECT_NEAR(losses.front(), std::log(static_cast<float>(kGptVocabulary)), 0.1f)
       << "near uniform at init";
   EXPECT_LT(losses.back(), 0.5f * losses.front());
 }

@@ -14,7 +14,7 @@ namespace {
 
 using testing::FixedProblem;
 
-const std::vector<std::int64_t> kSizes = {1, 7, 33, 1000};
+const std::vector<std::int64_t> kResumeSizes = {1, 7, 33, 1000};
 const char* const kNames[] = {"sgd", "momentum", "nesterov", "adam", "adamw"};
 
 using testing::error_message;
@@ -30,14 +30,14 @@ TEST(OptimizerState, SaveRestoreContinueEqualsNeverStopping) {
   constexpr int kBefore = 3, kAfter = 4;
   for (const char* name : kNames) {
     SCOPED_TRACE(name);
-    FixedProblem straight(kSizes);
+    FixedProblem straight(kResumeSizes);
     auto a = make_optimizer(name, straight.parameters(), 0.01f, {.weight_decay = 0.01f});
     for (int step = 0; step < kBefore + kAfter; ++step) {
       straight.set_gradients(step);
       a->step();
     }
 
-    FixedProblem first(kSizes);
+    FixedProblem first(kResumeSizes);
     auto b = make_optimizer(name, first.parameters(), 0.01f, {.weight_decay = 0.01f});
     for (int step = 0; step < kBefore; ++step) {
       first.set_gradients(step);
@@ -45,8 +45,8 @@ TEST(OptimizerState, SaveRestoreContinueEqualsNeverStopping) {
     }
     const auto state = saved(*b);
     // A fresh model and optimizer, as after a restart: weights from the checkpoint, then state.
-    FixedProblem resumed(kSizes);
-    for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    FixedProblem resumed(kResumeSizes);
+    for (std::size_t i = 0; i < kResumeSizes.size(); ++i) {
       fill(resumed.parameters()[i]->value, 0.0f);
       copy(first.value(i), resumed.parameters()[i]->value);
     }
@@ -57,14 +57,14 @@ TEST(OptimizerState, SaveRestoreContinueEqualsNeverStopping) {
       resumed.set_gradients(step);
       c->step();
     }
-    for (std::size_t i = 0; i < kSizes.size(); ++i)
+    for (std::size_t i = 0; i < kResumeSizes.size(); ++i)
       EXPECT_EQ(resumed.value(i).to_vector<float>(), straight.value(i).to_vector<float>())
           << "parameter " << i;
   }
 }
 
 TEST(OptimizerState, EmptyStateAtStepZeroRestarts) {
-  FixedProblem problem(kSizes);
+  FixedProblem problem(kResumeSizes);
   Adam adam(problem.parameters());
   adam.step();
   adam.load_state({}, 0);
@@ -73,7 +73,7 @@ TEST(OptimizerState, EmptyStateAtStepZeroRestarts) {
 }
 
 TEST(OptimizerState, RejectsAMissingName) {
-  FixedProblem problem(kSizes);
+  FixedProblem problem(kResumeSizes);
   Sgd sgd(problem.parameters(), 0.1f, {0.9f});
   sgd.step();
   auto state = saved(sgd);
@@ -85,7 +85,7 @@ TEST(OptimizerState, RejectsAMissingName) {
 }
 
 TEST(OptimizerState, RejectsAWrongShapeAndAnUnexpectedName) {
-  FixedProblem problem(kSizes);
+  FixedProblem problem(kResumeSizes);
   Adam adam(problem.parameters());
   adam.step();
   auto state = saved(adam);

@@ -18,14 +18,14 @@ namespace {
 using testing::error_message;
 using testing::FixedProblem;
 
-const std::vector<std::int64_t> kSizes = {1, 7, 33, 1000};
+const std::vector<std::int64_t> kRecordedSizes = {1, 7, 33, 1000};
 
 TEST(RecordedStep, ReplaysEqualEagerStepsUnderAChangingLearningRate) {
   constexpr std::int64_t kSteps = 8;
   const auto schedule = cosine_lr(0.05f, kSteps);
   for (const char* name : {"sgd", "momentum", "nesterov", "adam", "adamw"}) {
     SCOPED_TRACE(name);
-    FixedProblem eager(kSizes);
+    FixedProblem eager(kRecordedSizes);
     auto a = make_optimizer(name, eager.parameters(), 0.05f, {.weight_decay = 0.01f});
     for (std::int64_t step = 0; step < kSteps; ++step) {
       eager.set_gradients(step);
@@ -33,7 +33,7 @@ TEST(RecordedStep, ReplaysEqualEagerStepsUnderAChangingLearningRate) {
       a->step();
     }
 
-    FixedProblem recorded(kSizes);
+    FixedProblem recorded(kRecordedSizes);
     auto made = make_optimizer(name, recorded.parameters(), 0.05f, {.weight_decay = 0.01f});
     ASSERT_NE(as_recordable(*made), nullptr);
     RecordableOptimizer* b = as_recordable(*made);
@@ -54,7 +54,7 @@ TEST(RecordedStep, ReplaysEqualEagerStepsUnderAChangingLearningRate) {
     EXPECT_EQ(scalars.remaining(), 0);
     EXPECT_EQ(scalars.rows().cursor->to_vector<std::int32_t>(),
               std::vector<std::int32_t>{kSteps - 1});
-    for (std::size_t i = 0; i < kSizes.size(); ++i)
+    for (std::size_t i = 0; i < kRecordedSizes.size(); ++i)
       EXPECT_EQ(recorded.value(i).to_vector<float>(), eager.value(i).to_vector<float>())
           << "parameter " << i;
     const auto state_a = a->state(), state_b = b->state();
@@ -65,17 +65,18 @@ TEST(RecordedStep, ReplaysEqualEagerStepsUnderAChangingLearningRate) {
 }
 
 TEST(RecordedStep, NeedsTheStateOfAnEarlierStep) {
-  FixedProblem problem(kSizes);
+  FixedProblem problem(kRecordedSizes);
   Sgd sgd(problem.parameters(), 0.1f, {0.9f});
   StepScalars scalars;
   scalars.prepare(sgd, *constant_lr(0.1f), 0, 4);
   const std::string message = error_message([&] { sgd.record_step(scalars.rows()); });
   EXPECT_NE(message.find("run step() once before recording one"), std::string::npos) << message;
-  EXPECT_EQ(problem.value(0).to_vector<float>(), FixedProblem(kSizes).value(0).to_vector<float>());
+  EXPECT_EQ(problem.value(0).to_vector<float>(),
+            FixedProblem(kRecordedSizes).value(0).to_vector<float>());
 }
 
 TEST(RecordedStep, StopsWhenTheRowsAreUsedUp) {
-  FixedProblem problem(kSizes);
+  FixedProblem problem(kRecordedSizes);
   Sgd sgd(problem.parameters(), 0.1f, {0.9f});
   sgd.step();
   StepScalars scalars;
@@ -90,7 +91,7 @@ TEST(RecordedStep, StopsWhenTheRowsAreUsedUp) {
 }
 
 TEST(RecordedStep, RejectsTheRowsOfAnotherOptimizer) {
-  FixedProblem problem(kSizes);
+  FixedProblem problem(kRecordedSizes);
   auto adam = make_optimizer("adam", problem.parameters(), 1e-3f, {.weight_decay = 0.0f});
   Sgd sgd(problem.parameters(), 0.1f);
   adam->step();

@@ -12,7 +12,7 @@ namespace {
 
 using testing::FixedProblem;
 
-constexpr std::int64_t kSizes[] = {1, 7, 33, 1000};
+constexpr std::int64_t kSgdSizes[] = {1, 7, 33, 1000};
 constexpr int kSteps = 6;
 
 // torch.optim.SGD for one parameter in double; the hyper-parameters are the float values the
@@ -31,7 +31,7 @@ void reference_step(const SgdOptions& o, float lr_f, int step, const std::vector
 }
 
 void expect_matches_reference(const SgdOptions& options, float lr) {
-  FixedProblem problem({std::begin(kSizes), std::end(kSizes)});
+  FixedProblem problem({std::begin(kSgdSizes), std::end(kSgdSizes)});
   std::vector<std::vector<double>> p, buf;
   for (std::size_t i = 0; i < problem.size(); ++i) {
     p.push_back(problem.values(i));

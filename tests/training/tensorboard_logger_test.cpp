@@ -40,7 +40,7 @@ for tag in acc.Tags()["scalars"]:
         print(tag, e.step, repr(e.value))
 )";
 
-std::shared_ptr<kiln::TensorDataset> line_points(int n) {
+std::shared_ptr<kiln::TensorDataset> logged_line_points(int n) {
   std::vector<float> x;
   std::vector<std::int32_t> y;
   for (int i = 0; i < n; ++i) {
@@ -50,7 +50,7 @@ std::shared_ptr<kiln::TensorDataset> line_points(int n) {
   return std::make_shared<kiln::TensorDataset>(x, kiln::Shape{1}, y);
 }
 
-std::string fresh_dir(const std::string& name) {
+std::string fresh_log_dir(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "kiln_tensorboard_" + name;
   std::filesystem::remove_all(dir);
   return dir;
@@ -64,9 +64,9 @@ TEST(TensorBoardLogger, TensorBoardsReaderSeesEveryScalarKilnLoggedAtItsEpoch) {
   const auto net = kiln::mlp({1, 8, 2}, gen);
   kiln::Sgd optimizer(net->parameters(), 0.1f);
   kiln::CrossEntropyLoss loss;
-  kiln::DataLoader train{line_points(40), {.batch_size = 8}};
-  kiln::DataLoader test{line_points(13), {.batch_size = 8, .shuffle = false}};
-  const std::string dir = fresh_dir("read_back");
+  kiln::DataLoader train{logged_line_points(40), {.batch_size = 8}};
+  kiln::DataLoader test{logged_line_points(13), {.batch_size = 8, .shuffle = false}};
+  const std::string dir = fresh_log_dir("read_back");
   const auto logger = std::make_shared<kiln::TensorBoardLogger>(dir);
   EXPECT_NE(logger->path().find("/events.out.tfevents."), std::string::npos) << logger->path();
   kiln::Trainer trainer(*net, optimizer, loss);
@@ -113,8 +113,8 @@ TEST(TensorBoardLogger, WeightAndGradientHistogramsEveryNEpochsReadBackWithTheir
   const auto net = kiln::mlp({1, 8, 2}, gen);
   kiln::Sgd optimizer(net->parameters(), 0.1f);
   kiln::CrossEntropyLoss loss;
-  kiln::DataLoader train{line_points(40), {.batch_size = 8}};
-  const std::string dir = fresh_dir("histograms");
+  kiln::DataLoader train{logged_line_points(40), {.batch_size = 8}};
+  const std::string dir = fresh_log_dir("histograms");
   kiln::Trainer trainer(*net, optimizer, loss);
   trainer.add_observer(std::make_shared<kiln::TensorBoardLogger>(
       dir, kiln::TensorBoardLoggerOptions{.histogram_every = 2, .model = net.get()}));
@@ -153,7 +153,7 @@ TEST(TensorBoardLogger, WeightAndGradientHistogramsEveryNEpochsReadBackWithTheir
 }
 
 TEST(TensorBoardLogger, AFolderThatIsAFileIsRefusedBeforeAnyWork) {
-  const std::string file = fresh_dir("a_file");
+  const std::string file = fresh_log_dir("a_file");
   std::ofstream(file) << "not a folder";
   const std::string message =
       kiln::testing::error_message([&] { kiln::TensorBoardLogger logger(file); });

@@ -1,10 +1,10 @@
 // The harness's runner: backend switching, the comparison of two runs, and seeded inputs.
 #include "tests/ops/cases/harness.h"
 
-#include <set>
-
 #include <cmath>
 #include <limits>
+#include <set>
+#include <utility>
 
 #include "kiln/core/cpu_compute.h"
 #include "tests/ops/cases/suites.h"
@@ -118,9 +118,15 @@ bool has_kernel(const std::string& op, Side side) {
   const Backend wanted = side == Side::reference ? Backend::reference
                          : side == Side::onednn  ? Backend::onednn
                                                  : Backend::cuda;
-  for (const KernelInfo& k : registered_kernels())
-    if (k.op == op && k.backend == wanted) return true;
-  return false;
+  // Read once: kernels register when the library loads, and this runs for every case of every
+  // group while GoogleTest registers the suites (a copy of the table each time was a sixth of an
+  // ASan test process's start-up).
+  static const std::set<std::pair<std::string, Backend>> kernels = [] {
+    std::set<std::pair<std::string, Backend>> all;
+    for (const KernelInfo& k : registered_kernels()) all.insert({k.op, k.backend});
+    return all;
+  }();
+  return kernels.contains({op, wanted});
 }
 
 std::vector<std::string> ops_of_group(const std::string& group, Side side) {
