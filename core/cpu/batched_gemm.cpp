@@ -13,8 +13,8 @@ void kernel(op::BatchedGemm& o) {
   const float* b = o.b.data<float>();
   float* c = o.out.data<float>();
   for (Index i = 0; i < o.batch; ++i)
-    gemm(o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, a + i * o.m * o.k, b + i * o.k * o.n, o.beta,
-         c + i * o.m * o.n);
+    gemm({o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, a + i * o.m * o.k, b + i * o.k * o.n,
+          o.beta, c + i * o.m * o.n});
 }
 
 const RegisterKernel<op::BatchedGemm> kBatchedGemm(Backend::reference, kernel, "fp32 bf16",

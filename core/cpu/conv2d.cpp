@@ -89,7 +89,7 @@ void conv2d_forward(const Window2d& g, const float* x, const float* w, const flo
     float* col = scratch(k * plane);
     im2col(g, x + n * in_image, col);
     float* out = y + n * out_image;
-    gemm(false, false, g.oc, plane, k, 1.0f, w, col, 0.0f, out);  // (OC, K) @ (K, OH·OW)
+    gemm({false, false, g.oc, plane, k, 1.0f, w, col, 0.0f, out});  // (OC, K) @ (K, OH·OW)
     if (bias != nullptr)
       for (Index o = 0; o < g.oc; ++o)
         for (Index p = 0; p < plane; ++p) out[o * plane + p] += bias[o];
@@ -103,7 +103,7 @@ void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, fl
 #pragma omp parallel for if (g.n > 1) schedule(static)
   for (Index n = 0; n < g.n; ++n) {
     float* col = scratch(k * plane);
-    gemm(true, false, k, plane, g.oc, 1.0f, w, dy + n * out_image, 0.0f, col);  // Wᵀ @ dy
+    gemm({true, false, k, plane, g.oc, 1.0f, w, dy + n * out_image, 0.0f, col});  // Wᵀ @ dy
     float* out = dx + n * in_image;
     std::fill(out, out + in_image, 0.0f);  // "=": dx is overwritten
     col2im(g, col, out);
@@ -132,7 +132,7 @@ void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, 
     for (Index n = first; n < last; ++n) {
       im2col(g, x + n * in_image, col);
       const float* d = dy + n * out_image;
-      gemm(false, true, g.oc, k, plane, 1.0f, d, col, 1.0f, pw);  // += dy (OC, P) @ colᵀ (P, K)
+      gemm({false, true, g.oc, k, plane, 1.0f, d, col, 1.0f, pw});  // += dy (OC, P) @ colᵀ (P, K)
       for (Index o = 0; o < g.oc; ++o) {
         double s = 0.0;
         for (Index p = 0; p < plane; ++p) s += d[o * plane + p];

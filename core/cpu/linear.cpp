@@ -29,7 +29,7 @@ void linear_forward(Index n, Index in, Index out, const float* x, const float* w
 #pragma omp parallel for if (n * out > kParallelMin) schedule(static)
     for (Index r = 0; r < n; ++r) std::copy(bias, bias + out, y + r * out);
   }
-  gemm(false, true, n, out, in, 1.0f, x, w, bias != nullptr ? 1.0f : 0.0f, y);
+  gemm({false, true, n, out, in, 1.0f, x, w, bias != nullptr ? 1.0f : 0.0f, y});
   if (relu) activation_forward({Activation::relu, n * out, y, y, 0.0f});
 }
 
@@ -46,9 +46,9 @@ void linear_backward(Index n, Index in, Index out, const float* dy, const float*
     activation_backward({Activation::relu, n * out, y_relu, y_relu, dy, dpre, 0.0f});
     g = dpre;
   }
-  gemm(true, false, out, in, n, 1.0f, g, x, 1.0f, dw);
+  gemm({true, false, out, in, n, 1.0f, g, x, 1.0f, dw});
   if (dbias != nullptr) bias_grad({n, out, g, dbias});
-  if (dx != nullptr) gemm(false, false, n, in, out, 1.0f, g, w, 0.0f, dx);
+  if (dx != nullptr) gemm({false, false, n, in, out, 1.0f, g, w, 0.0f, dx});
 }
 
 namespace {

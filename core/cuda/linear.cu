@@ -13,12 +13,12 @@
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
-#include "kiln/core/cuda/gemm.h"
 #include "kiln/core/cuda/linear.h"
 #include "kiln/core/cuda/runtime.h"
 #include "kiln/core/cuda/stream_workspace.h"
 #include "kiln/core/ops/activation_record.h"
 #include "kiln/core/ops/bias_record.h"
+#include "kiln/core/ops/gemm_record.h"
 #include "kiln/core/relu_epilogue.h"
 
 namespace kiln::cuda {
@@ -167,7 +167,7 @@ Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, const float* bias) {
 // The same result without cuBLASLt: GEMM, then the bias and ReLU kernels.
 void unfused_forward(Index n, Index in, Index out, const float* x, const float* w,
                      const float* bias, bool relu, float* y, cudaStream_t stream) {
-  gemm(false, true, n, out, in, 1.0f, x, w, 0.0f, y, stream);
+  gemm({false, true, n, out, in, 1.0f, x, w, 0.0f, y}, stream);
   if (bias != nullptr) bias_add({n, out, bias, y}, stream);
   if (relu) activation_forward({Activation::relu, n * out, y, y, 0.0f}, stream);
 }

@@ -136,10 +136,9 @@ std::size_t matmul_scratchpad_bytes(bool trans_a, bool trans_b, Index m, Index n
   return bytes;
 }
 
-void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
-          const float* b, float beta, float* c, bool bf16) {
-  matmul(trans_a, trans_b, m, n, k, alpha, operand(a, m * k, bf16, 0), operand(b, k * n, bf16, 1),
-         nullptr, beta, c);
+void gemm(const rec::Gemm& o, bool bf16) {
+  matmul(o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, operand(o.a, o.m * o.k, bf16, 0),
+         operand(o.b, o.k * o.n, bf16, 1), nullptr, o.beta, o.out);
 }
 
 void linear_forward(Index n, Index in, Index out, const float* x, const float* w,

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kiln/core/ops/gemm_record.h"
 #include "kiln/core/window2d.h"
 
 namespace kiln::cpu::onednn {
@@ -23,10 +24,9 @@ using Index = std::int64_t;
 bool built();
 bool active();
 
-// c (m, n) = alpha * op(a) @ op(b) + beta * c, row-major; beta == 0 never reads c. bf16: the
-// inputs are rounded to bfloat16 and multiplied with fp32 accumulation.
-void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
-          const float* b, float beta, float* c, bool bf16);
+// out (m, n) = alpha * op(a) @ op(b) + beta * out, row-major; beta == 0 never reads out. bf16:
+// the inputs are rounded to bfloat16 and multiplied with fp32 accumulation.
+void gemm(const rec::Gemm& o, bool bf16);
 
 // Linear's forward and backward, as cpu::linear_forward / cpu::linear_backward; w_bf16 (or
 // null) is the weight's bf16 copy, used for bf16 products where the CPU has bf16 instructions.
