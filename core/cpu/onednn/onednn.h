@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kiln/core/ops/conv2d_record.h"
 #include "kiln/core/ops/gemm_record.h"
 #include "kiln/core/window2d.h"
 
@@ -50,11 +51,9 @@ void release_workspace();
 // for the geometries oneDNN cannot express (a floor-mode output that leaves input rows unread
 // needs a negative right padding); those take the reference path.
 bool supports_conv(const Window2d& g);
-void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias, float* y,
-                    bool bf16);
-void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx, bool bf16);
-void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, float* dw,
-                            float* dbias, bool bf16);
+void conv2d_forward(const rec::Conv2dForward& o, bool bf16);
+void conv2d_backward_data(const rec::Conv2dBackwardData& o, bool bf16);
+void conv2d_backward_filter(const rec::Conv2dBackwardFilter& o, bool bf16);
 
 // "avx512_core_amx", "avx2", ...: the instruction set oneDNN generates kernels for on this
 // machine (its DNNL_MAX_CPU_ISA environment variable caps it, e.g. AVX2 to try an AVX2-only
