@@ -15,6 +15,7 @@
 
 #include "kiln/core/ops/conv2d_record.h"
 #include "kiln/core/ops/gemm_record.h"
+#include "kiln/core/ops/linear_record.h"
 #include "kiln/core/window2d.h"
 
 namespace kiln::cpu::onednn {
@@ -29,13 +30,10 @@ bool active();
 // the inputs are rounded to bfloat16 and multiplied with fp32 accumulation.
 void gemm(const rec::Gemm& o, bool bf16);
 
-// Linear's forward and backward, as cpu::linear_forward / cpu::linear_backward; w_bf16 (or
-// null) is the weight's bf16 copy, used for bf16 products where the CPU has bf16 instructions.
-void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
-                    const std::uint16_t* w_bf16, const float* bias, bool relu, float* y, bool bf16);
-void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
-                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias,
-                     float* dx, float* dpre, bool bf16);
+// Linear's forward and backward, as core/cpu/linear.cpp's; w_bf16 (or null) is the weight's
+// bf16 copy, used for bf16 products where the CPU has bf16 instructions.
+void linear_forward(const rec::LinearForward& o, bool bf16);
+void linear_backward(const rec::LinearBackward& o, bool bf16);
 
 // The scratchpad bytes oneDNN's primitive for that product (a batch of them) asks for at the
 // calling thread's thread count and these operand types: what the memory estimate counts
