@@ -1,6 +1,6 @@
 // What a CPU kernel file (core/cpu/<stem>.cpp) builds on: the index type of the raw loops and
-// the op table its kernels register into. The raw bodies take contiguous float32/int32
-// buffers already checked by the op's check(); each file registers adapters from op to body.
+// the op table its kernels register into. The bodies take the op's record (contiguous
+// float32/int32 buffers already checked by the op's check()) and register with on_record.
 #pragma once
 
 #include <cstdint>

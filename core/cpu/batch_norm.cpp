@@ -39,12 +39,12 @@ template <typename F> double channel_sum(Index n, Index c, Index l, Index ch, F&
   return total;
 }
 
-}  // namespace
-
-void batch_norm_forward_train(Index n, Index c, Index l, const float* x, const float* gamma,
-                              const float* beta, float momentum, float eps, float* running_mean,
-                              float* running_var, float* y, float* save_mean, float* save_invstd) {
-  const Index m = n * l;
+void forward_train(const rec::BatchNormForwardTrain& o) {
+  const Index n = o.n, c = o.c, l = o.l, m = n * l;
+  const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
+  const float momentum = o.momentum, eps = o.eps;
+  float *running_mean = o.running_mean, *running_var = o.running_var, *y = o.y;
+  float *save_mean = o.save_mean, *save_invstd = o.save_invstd;
 #pragma omp parallel for if (n * c * l > kParallelMin) schedule(static)
   for (Index ch = 0; ch < c; ++ch) {
     const double mean =
@@ -69,9 +69,12 @@ void batch_norm_forward_train(Index n, Index c, Index l, const float* x, const f
   }
 }
 
-void batch_norm_forward_eval(Index n, Index c, Index l, const float* x, const float* gamma,
-                             const float* beta, const float* running_mean, const float* running_var,
-                             float eps, float* y) {
+void forward_eval(const rec::BatchNormForwardEval& o) {
+  const Index n = o.n, c = o.c, l = o.l;
+  const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
+  const float *running_mean = o.running_mean, *running_var = o.running_var;
+  const float eps = o.eps;
+  float* y = o.y;
 #pragma omp parallel for if (n * c * l > kParallelMin) schedule(static)
   for (Index ch = 0; ch < c; ++ch) {
     const float invstd =
@@ -84,10 +87,11 @@ void batch_norm_forward_eval(Index n, Index c, Index l, const float* x, const fl
 // With xhat = (x - mean) * invstd over m values of a channel:
 //   dbeta += sum dy, dgamma += sum dy * xhat,
 //   dx = gamma * invstd * (dy - mean(dy) - xhat * mean(dy * xhat))   ("=").
-void batch_norm_backward(Index n, Index c, Index l, const float* x, const float* dy,
-                         const float* gamma, const float* save_mean, const float* save_invstd,
-                         float* dx, float* dgamma, float* dbeta) {
-  const Index m = n * l;
+void backward(const rec::BatchNormBackward& o) {
+  const Index n = o.n, c = o.c, l = o.l, m = n * l;
+  const float *x = o.x, *dy = o.dy, *gamma = o.gamma;
+  const float *save_mean = o.save_mean, *save_invstd = o.save_invstd;
+  float *dx = o.dx, *dgamma = o.dgamma, *dbeta = o.dbeta;
 #pragma omp parallel for if (n * c * l > kParallelMin) schedule(static)
   for (Index ch = 0; ch < c; ++ch) {
     const float mean = save_mean[ch], invstd = save_invstd[ch];
@@ -108,31 +112,12 @@ void batch_norm_backward(Index n, Index c, Index l, const float* x, const float*
   }
 }
 
-namespace {
-
-void train_kernel(op::BatchNormForwardTrain& o) {
-  batch_norm_forward_train(o.s.n, o.s.c, o.s.l, o.x.data<float>(), o.gamma.data<float>(),
-                           o.beta.data<float>(), o.momentum, o.eps, o.running_mean.data<float>(),
-                           o.running_var.data<float>(), o.y.data<float>(),
-                           o.save_mean.data<float>(), o.save_invstd.data<float>());
-}
-void eval_kernel(op::BatchNormForwardEval& o) {
-  batch_norm_forward_eval(o.s.n, o.s.c, o.s.l, o.x.data<float>(), o.gamma.data<float>(),
-                          o.beta.data<float>(), o.running_mean.data<float>(),
-                          o.running_var.data<float>(), o.eps, o.y.data<float>());
-}
-void backward_kernel(op::BatchNormBackward& o) {
-  batch_norm_backward(o.s.n, o.s.c, o.s.l, o.x.data<float>(), o.dy.data<float>(),
-                      o.gamma.data<float>(), o.save_mean.data<float>(), o.save_invstd.data<float>(),
-                      o.dx.data<float>(), o.dgamma.data<float>(), o.dbeta.data<float>());
-}
-
-const RegisterKernel<op::BatchNormForwardTrain> kTrain(Backend::reference, train_kernel, "fp32",
-                                                       "kiln");
-const RegisterKernel<op::BatchNormForwardEval> kEval(Backend::reference, eval_kernel, "fp32",
-                                                     "kiln");
-const RegisterKernel<op::BatchNormBackward> kBackward(Backend::reference, backward_kernel, "fp32",
-                                                      "kiln");
+const RegisterKernel<op::BatchNormForwardTrain> kTrain(Backend::reference, on_record<forward_train>,
+                                                       "fp32", "kiln");
+const RegisterKernel<op::BatchNormForwardEval> kEval(Backend::reference, on_record<forward_eval>,
+                                                     "fp32", "kiln");
+const RegisterKernel<op::BatchNormBackward> kBackward(Backend::reference, on_record<backward>,
+                                                      "fp32", "kiln");
 
 }  // namespace
 

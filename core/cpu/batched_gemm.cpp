@@ -8,17 +8,17 @@ namespace kiln::cpu {
 
 namespace {
 
-void kernel(op::BatchedGemm& o) {
-  const float* a = o.a.data<float>();
-  const float* b = o.b.data<float>();
-  float* c = o.out.data<float>();
+void batched_gemm(const rec::BatchedGemm& o) {
+  const float* a = o.a;
+  const float* b = o.b;
+  float* c = o.out;
   for (Index i = 0; i < o.batch; ++i)
-    gemm(o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, a + i * o.m * o.k, b + i * o.k * o.n, o.beta,
-         c + i * o.m * o.n);
+    gemm({o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, a + i * o.m * o.k, b + i * o.k * o.n,
+          o.beta, c + i * o.m * o.n});
 }
 
-const RegisterKernel<op::BatchedGemm> kBatchedGemm(Backend::reference, kernel, "fp32 bf16",
-                                                   reference_gemm_name());
+const RegisterKernel<op::BatchedGemm> kBatchedGemm(Backend::reference, on_record<batched_gemm>,
+                                                   "fp32 bf16", reference_gemm_name());
 
 }  // namespace
 

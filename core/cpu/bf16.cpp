@@ -38,11 +38,9 @@ void release_rounding_buffers() {
 
 namespace {
 
-void copy_kernel(op::WriteBf16Copy& o) {
-  write_bf16_bits(o.x.numel(), o.x.data<float>(), static_cast<std::uint16_t*>(o.out.raw_data()));
-}
+void copy(const rec::WriteBf16Copy& o) { write_bf16_bits(o.n, o.x, o.out); }
 
-const RegisterKernel<op::WriteBf16Copy> kCopy(Backend::reference, copy_kernel, "bf16", "kiln");
+const RegisterKernel<op::WriteBf16Copy> kCopy(Backend::reference, on_record<copy>, "bf16", "kiln");
 
 }  // namespace
 

@@ -79,9 +79,11 @@ bool use_onednn(const Window2d& g) {
 
 }  // namespace
 
-void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias,
-                    float* y) {
-  if (use_onednn(g)) return onednn::conv2d_forward(g, x, w, bias, y, bf16_products());
+void conv2d_forward(const rec::Conv2dForward& r) {
+  const Window2d& g = r.g;
+  if (use_onednn(g)) return onednn::conv2d_forward(r, bf16_products());
+  const float *x = r.x, *w = r.w, *bias = r.bias;
+  float* y = r.y;
   const Index k = g.c * g.kh * g.kw, plane = g.oh * g.ow;
   const Index in_image = g.c * g.h * g.w, out_image = g.oc * plane;
 #pragma omp parallel for if (g.n > 1) schedule(static)
@@ -89,31 +91,36 @@ void conv2d_forward(const Window2d& g, const float* x, const float* w, const flo
     float* col = scratch(k * plane);
     im2col(g, x + n * in_image, col);
     float* out = y + n * out_image;
-    gemm(false, false, g.oc, plane, k, 1.0f, w, col, 0.0f, out);  // (OC, K) @ (K, OH·OW)
+    gemm({false, false, g.oc, plane, k, 1.0f, w, col, 0.0f, out});  // (OC, K) @ (K, OH·OW)
     if (bias != nullptr)
       for (Index o = 0; o < g.oc; ++o)
         for (Index p = 0; p < plane; ++p) out[o * plane + p] += bias[o];
   }
 }
 
-void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx) {
-  if (use_onednn(g)) return onednn::conv2d_backward_data(g, dy, w, dx, bf16_products());
+void conv2d_backward_data(const rec::Conv2dBackwardData& r) {
+  const Window2d& g = r.g;
+  if (use_onednn(g)) return onednn::conv2d_backward_data(r, bf16_products());
+  const float *dy = r.dy, *w = r.w;
+  float* dx = r.dx;
   const Index k = g.c * g.kh * g.kw, plane = g.oh * g.ow;
   const Index in_image = g.c * g.h * g.w, out_image = g.oc * plane;
 #pragma omp parallel for if (g.n > 1) schedule(static)
   for (Index n = 0; n < g.n; ++n) {
     float* col = scratch(k * plane);
-    gemm(true, false, k, plane, g.oc, 1.0f, w, dy + n * out_image, 0.0f, col);  // Wᵀ @ dy
+    gemm({true, false, k, plane, g.oc, 1.0f, w, dy + n * out_image, 0.0f, col});  // Wᵀ @ dy
     float* out = dx + n * in_image;
     std::fill(out, out + in_image, 0.0f);  // "=": dx is overwritten
     col2im(g, col, out);
   }
 }
 
-void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, float* dw,
-                            float* dbias) {
+void conv2d_backward_filter(const rec::Conv2dBackwardFilter& r) {
+  const Window2d& g = r.g;
   if (g.n == 0) return;
-  if (use_onednn(g)) return onednn::conv2d_backward_filter(g, x, dy, dw, dbias, bf16_products());
+  if (use_onednn(g)) return onednn::conv2d_backward_filter(r, bf16_products());
+  const float *x = r.x, *dy = r.dy;
+  float *dw = r.dw, *dbias = r.dbias;
   const Index k = g.c * g.kh * g.kw, plane = g.oh * g.ow;
   const Index in_image = g.c * g.h * g.w, out_image = g.oc * plane;
   const Index per_chunk = g.oc * k + g.oc;  // a dW partial, then a db partial
@@ -132,7 +139,7 @@ void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, 
     for (Index n = first; n < last; ++n) {
       im2col(g, x + n * in_image, col);
       const float* d = dy + n * out_image;
-      gemm(false, true, g.oc, k, plane, 1.0f, d, col, 1.0f, pw);  // += dy (OC, P) @ colᵀ (P, K)
+      gemm({false, true, g.oc, k, plane, 1.0f, d, col, 1.0f, pw});  // += dy (OC, P) @ colᵀ (P, K)
       for (Index o = 0; o < g.oc; ++o) {
         double s = 0.0;
         for (Index p = 0; p < plane; ++p) s += d[o * plane + p];
@@ -151,27 +158,14 @@ void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, 
 
 namespace {
 
-float* data_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
-
-void forward_kernel(op::Conv2dForward& o) {
-  conv2d_forward(o.g, o.x.data<float>(), o.weight.data<float>(), data_or_null(o.bias),
-                 o.y.data<float>());
-}
-void backward_data_kernel(op::Conv2dBackwardData& o) {
-  conv2d_backward_data(o.g, o.dy.data<float>(), o.weight.data<float>(), o.dx.data<float>());
-}
-void backward_filter_kernel(op::Conv2dBackwardFilter& o) {
-  conv2d_backward_filter(o.g, o.x.data<float>(), o.dy.data<float>(), o.dweight.data<float>(),
-                         o.dbias.defined() ? o.dbias.data<float>() : nullptr);
-}
-
-const RegisterKernel<op::Conv2dForward> kForward(Backend::reference, forward_kernel, "fp32 bf16",
-                                                 "kiln");
-const RegisterKernel<op::Conv2dBackwardData> kBackwardData(Backend::reference, backward_data_kernel,
+const RegisterKernel<op::Conv2dForward> kForward(Backend::reference, on_record<conv2d_forward>,
+                                                 "fp32 bf16", "kiln");
+const RegisterKernel<op::Conv2dBackwardData> kBackwardData(Backend::reference,
+                                                           on_record<conv2d_backward_data>,
                                                            "fp32 bf16", "kiln");
 const RegisterKernel<op::Conv2dBackwardFilter> kBackwardFilter(Backend::reference,
-                                                               backward_filter_kernel, "fp32 bf16",
-                                                               "kiln");
+                                                               on_record<conv2d_backward_filter>,
+                                                               "fp32 bf16", "kiln");
 
 }  // namespace
 

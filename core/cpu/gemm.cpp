@@ -46,8 +46,12 @@ const char* reference_gemm_name() {
 #endif
 }
 
-void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
-          const float* b, float beta, float* c) {
+void gemm(const rec::Gemm& o) {
+  const bool trans_a = o.trans_a, trans_b = o.trans_b;
+  const Index m = o.m, n = o.n, k = o.k;
+  const float alpha = o.alpha, beta = o.beta;
+  const float *a = o.a, *b = o.b;
+  float* c = o.out;
   if (m == 0 || n == 0) return;
   MatrixMap c_map(c, m, n);
   // Nothing to multiply: c = beta * c, and with beta == 0 not even read (it may hold NaN).
@@ -59,7 +63,7 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
     return;
   }
   const bool bf16 = bf16_products();
-  if (onednn::active()) return onednn::gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, bf16);
+  if (onednn::active()) return onednn::gemm(o, bf16);
   if (bf16) {
     a = rounded_to_bf16(a, m * k, 0);
     b = rounded_to_bf16(b, k * n, 1);
@@ -82,12 +86,7 @@ void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, co
 
 namespace {
 
-void gemm_kernel(op::Gemm& o) {
-  gemm(o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, o.a.data<float>(), o.b.data<float>(), o.beta,
-       o.out.data<float>());
-}
-
-const RegisterKernel<op::Gemm> kGemm(Backend::reference, gemm_kernel, "fp32 bf16",
+const RegisterKernel<op::Gemm> kGemm(Backend::reference, on_record<gemm>, "fp32 bf16",
                                      reference_gemm_name());
 
 }  // namespace

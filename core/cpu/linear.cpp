@@ -21,55 +21,42 @@ bool use_onednn(Index n, Index in, Index out) {
 }
 }  // namespace
 
-void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
-                    const std::uint16_t* w_bf16, const float* bias, bool relu, float* y) {
-  if (use_onednn(n, in, out))
-    return onednn::linear_forward(n, in, out, x, w, w_bf16, bias, relu, y, bf16_products());
+void linear_forward(const rec::LinearForward& o) {
+  const Index n = o.n, in = o.in, out = o.out;
+  if (use_onednn(n, in, out)) return onednn::linear_forward(o, bf16_products());
+  const float *x = o.x, *w = o.w, *bias = o.bias;
+  float* y = o.y;
   if (bias != nullptr) {
 #pragma omp parallel for if (n * out > kParallelMin) schedule(static)
     for (Index r = 0; r < n; ++r) std::copy(bias, bias + out, y + r * out);
   }
-  gemm(false, true, n, out, in, 1.0f, x, w, bias != nullptr ? 1.0f : 0.0f, y);
-  if (relu) activation_forward({Activation::relu, n * out, y, y, 0.0f});
+  gemm({false, true, n, out, in, 1.0f, x, w, bias != nullptr ? 1.0f : 0.0f, y});
+  if (o.relu) activation_forward({Activation::relu, n * out, y, y, 0.0f});
 }
 
 // The reference: the ReLU's mask, the two products and the bias gradient one after another
 // (cpu::gemm rounds its inputs under bf16; the copy w_bf16 is not needed for that).
-void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
-                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias,
-                     float* dx, float* dpre) {
-  if (use_onednn(n, in, out))
-    return onednn::linear_backward(n, in, out, dy, x, w, w_bf16, y_relu, dw, dbias, dx, dpre,
-                                   bf16_products());
+void linear_backward(const rec::LinearBackward& o) {
+  const Index n = o.n, in = o.in, out = o.out;
+  if (use_onednn(n, in, out)) return onednn::linear_backward(o, bf16_products());
+  const float *dy = o.dy, *x = o.x, *w = o.w, *y_relu = o.y_relu;
+  float *dw = o.dw, *dbias = o.dbias, *dx = o.dx, *dpre = o.dpre;
   const float* g = dy;
   if (y_relu != nullptr) {
     activation_backward({Activation::relu, n * out, y_relu, y_relu, dy, dpre, 0.0f});
     g = dpre;
   }
-  gemm(true, false, out, in, n, 1.0f, g, x, 1.0f, dw);
+  gemm({true, false, out, in, n, 1.0f, g, x, 1.0f, dw});
   if (dbias != nullptr) bias_grad({n, out, g, dbias});
-  if (dx != nullptr) gemm(false, false, n, in, out, 1.0f, g, w, 0.0f, dx);
+  if (dx != nullptr) gemm({false, false, n, in, out, 1.0f, g, w, 0.0f, dx});
 }
 
 namespace {
 
-float* data_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
-
-void forward_kernel(op::LinearForward& o) {
-  linear_forward(o.n, o.in, o.out, o.x.data<float>(), o.weight.data<float>(), o.w_bf16,
-                 data_or_null(o.bias), o.relu, o.y.data<float>());
-}
-void backward_kernel(op::LinearBackward& o) {
-  linear_backward(o.n, o.in, o.out, o.dy.data<float>(), o.x.data<float>(), o.weight.data<float>(),
-                  o.w_bf16, data_or_null(o.y), o.dweight.data<float>(), data_or_null(o.dbias),
-                  o.dx != nullptr ? o.dx->data<float>() : nullptr,
-                  o.y.defined() ? o.dpre.data<float>() : nullptr);
-}
-
-const RegisterKernel<op::LinearForward> kForward(Backend::reference, forward_kernel, "fp32 bf16",
-                                                 reference_gemm_name());
-const RegisterKernel<op::LinearBackward> kBackward(Backend::reference, backward_kernel, "fp32 bf16",
-                                                   reference_gemm_name());
+const RegisterKernel<op::LinearForward> kForward(Backend::reference, on_record<linear_forward>,
+                                                 "fp32 bf16", reference_gemm_name());
+const RegisterKernel<op::LinearBackward> kBackward(Backend::reference, on_record<linear_backward>,
+                                                   "fp32 bf16", reference_gemm_name());
 
 }  // namespace
 

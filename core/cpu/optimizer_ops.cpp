@@ -31,33 +31,33 @@ std::uint16_t* copy_of(std::uint16_t* const* copies, int t) {
   return copies != nullptr ? copies[t] : nullptr;
 }
 
-}  // namespace
-
-void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
-              float* const* momentum_buffers, const SgdConfig& c, bool first_step,
-              std::uint16_t* const* bf16_copies) {
-  for (int t = 0; t < count; ++t) {
-    float* p = params[t];
-    const float* g = grads[t];
-    std::uint16_t* copy = copy_of(bf16_copies, t);
-    if (momentum_buffers == nullptr) {
-      update_each(sizes[t], p, copy, [=](Index i) {
+// The CPU reads the per-step row on the host and moves the cursor itself.
+void sgd_step(const rec::SgdStep& o) {
+  SgdConfig c = o.config;
+  if (o.per_step.rows != nullptr) c.lr = current_row(o.per_step)[0];
+  const bool first_step = o.first_step;
+  for (int t = 0; t < o.count; ++t) {
+    float* p = o.params[t];
+    const float* g = o.grads[t];
+    std::uint16_t* copy = copy_of(o.bf16_copies, t);
+    if (o.momentum_buffers == nullptr) {
+      update_each(o.sizes[t], p, copy, [=](Index i) {
         float unused = 0.0f;
         return sgd_update(c, first_step, p[i], g[i], unused);
       });
     } else {
-      float* buf = momentum_buffers[t];
+      float* buf = o.momentum_buffers[t];
       // Two loops rather than "first_step ? 0 : buf[i]": a load under a condition keeps GCC
       // from vectorising, and this pass over every parameter is memory-bound.
       if (first_step) {  // the first step only writes the buffer (it holds uninitialised memory)
-        update_each(sizes[t], p, copy, [=](Index i) {
+        update_each(o.sizes[t], p, copy, [=](Index i) {
           float b = 0.0f;
           const float v = sgd_update(c, true, p[i], g[i], b);
           buf[i] = b;
           return v;
         });
       } else {
-        update_each(sizes[t], p, copy, [=](Index i) {
+        update_each(o.sizes[t], p, copy, [=](Index i) {
           float b = buf[i];
           const float v = sgd_update(c, false, p[i], g[i], b);
           buf[i] = b;
@@ -66,17 +66,17 @@ void sgd_step(int count, const Index* sizes, float* const* params, const float* 
       }
     }
   }
+  if (o.per_step.rows != nullptr) ++*o.per_step.cursor;
 }
 
-void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
-               float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& config,
-               const AdamScalars& s, std::uint16_t* const* bf16_copies,
-               const std::uint8_t* decayed) {
-  for (int t = 0; t < count; ++t) {
-    float *p = params[t], *m = exp_avg[t], *v = exp_avg_sq[t];
-    const float* g = grads[t];
-    const AdamConfig c = config_for_tensor(config, decayed == nullptr || decayed[t] != 0);
-    update_each(sizes[t], p, copy_of(bf16_copies, t), [=](Index i) {
+void adam_step(const rec::AdamStep& o) {
+  const AdamScalars s =
+      o.per_step.rows != nullptr ? adam_scalars_from_row(current_row(o.per_step)) : o.scalars;
+  for (int t = 0; t < o.count; ++t) {
+    float *p = o.params[t], *m = o.exp_avg[t], *v = o.exp_avg_sq[t];
+    const float* g = o.grads[t];
+    const AdamConfig c = config_for_tensor(o.config, o.decayed == nullptr || o.decayed[t] != 0);
+    update_each(o.sizes[t], p, copy_of(o.bf16_copies, t), [=](Index i) {
       float mi = m[i], vi = v[i];
       const float out = adam_update(c, s, p[i], g[i], mi, vi);
       m[i] = mi;
@@ -84,84 +84,47 @@ void adam_step(int count, const Index* sizes, float* const* params, const float*
       return out;
     });
   }
+  if (o.per_step.rows != nullptr) ++*o.per_step.cursor;
 }
 
-void multi_sum_squares(int count, const Index* sizes, const float* const* xs, float* out) {
+void multi_sum_squares(const rec::MultiSumSquares& o) {
   double total = 0.0;
-  for (int t = 0; t < count; ++t) {
-    const float* x = xs[t];
-    const Index n = sizes[t];
+  for (int t = 0; t < o.count; ++t) {
+    const float* x = o.xs[t];
+    const Index n = o.sizes[t];
     double sum = 0.0;
 #pragma omp parallel for if (n > kParallelMin) schedule(static) reduction(+ : sum)
     for (Index i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
     total += sum;
   }
-  out[0] = static_cast<float>(total);
+  o.out[0] = static_cast<float>(total);
 }
 
-void clip_by_global_norm(int count, const Index* sizes, float* const* xs, const float* norm_sq,
-                         float max_norm, float* norm) {
-  const float coef = clip_coefficient(norm_sq[0], max_norm);
-  if (norm != nullptr) norm[0] = sqrtf(norm_sq[0]);
+void clip_by_global_norm(const rec::ClipByGlobalNorm& o) {
+  const float coef = clip_coefficient(o.norm_sq[0], o.max_norm);
+  if (o.norm != nullptr) o.norm[0] = sqrtf(o.norm_sq[0]);
   if (coef == 1.0f) return;  // at or under max_norm: x * 1 == x, so skip the pass
-  for (int t = 0; t < count; ++t) {
-    float* x = xs[t];
-    for_each_index(sizes[t], [=](Index i) { x[i] *= coef; });
+  for (int t = 0; t < o.count; ++t) {
+    float* x = o.xs[t];
+    for_each_index(o.sizes[t], [=](Index i) { x[i] *= coef; });
   }
 }
 
-void clamp_(int count, const Index* sizes, float* const* xs, float lo, float hi) {
-  for (int t = 0; t < count; ++t) {
-    float* x = xs[t];
-    for_each_index(sizes[t], [=](Index i) { x[i] = clamp_value(x[i], lo, hi); });
+void clamp_(const rec::Clamp& o) {
+  const float lo = o.lo, hi = o.hi;
+  for (int t = 0; t < o.count; ++t) {
+    float* x = o.xs[t];
+    for_each_index(o.sizes[t], [=](Index i) { x[i] = clamp_value(x[i], lo, hi); });
   }
 }
 
-namespace {
-
-std::uint16_t* const* copies_or_null(const std::vector<std::uint16_t*>& copies) {
-  return copies.empty() ? nullptr : copies.data();
-}
-
-// The CPU reads the per-step row on the host and moves the cursor itself.
-void sgd_kernel(op::SgdStep& o) {
-  SgdConfig config = o.config;
-  if (o.rows.rows != nullptr) config.lr = current_row(o.rows)[0];
-  const op::TensorLists& l = o.lists;
-  sgd_step(l.count, l.sizes.data(), l.a.data(), l.b.data(), l.c.empty() ? nullptr : l.c.data(),
-           config, o.first_step, copies_or_null(o.copies));
-  if (o.rows.rows != nullptr) ++*o.rows.cursor;
-}
-
-void adam_kernel(op::AdamStep& o) {
-  const AdamScalars scalars =
-      o.rows.rows != nullptr ? adam_scalars_from_row(current_row(o.rows)) : o.scalars;
-  const op::TensorLists& l = o.lists;
-  adam_step(l.count, l.sizes.data(), l.a.data(), l.b.data(), l.c.data(), l.d.data(), o.config,
-            scalars, copies_or_null(o.copies), o.decayed.empty() ? nullptr : o.decayed.data());
-  if (o.rows.rows != nullptr) ++*o.rows.cursor;
-}
-
-void sum_squares_kernel(op::MultiSumSquares& o) {
-  multi_sum_squares(o.lists.count, o.lists.sizes.data(), o.lists.a.data(), o.out.data<float>());
-}
-
-void clip_kernel(op::ClipByGlobalNorm& o) {
-  clip_by_global_norm(o.lists.count, o.lists.sizes.data(), o.lists.a.data(),
-                      o.norm_sq.data<float>(), o.max_norm,
-                      o.norm != nullptr ? o.norm->data<float>() : nullptr);
-}
-
-void clamp_kernel(op::Clamp& o) {
-  clamp_(o.lists.count, o.lists.sizes.data(), o.lists.a.data(), o.lo, o.hi);
-}
-
-const RegisterKernel<op::SgdStep> kSgd(Backend::reference, sgd_kernel, "fp32", "kiln");
-const RegisterKernel<op::AdamStep> kAdam(Backend::reference, adam_kernel, "fp32", "kiln");
-const RegisterKernel<op::MultiSumSquares> kSumSquares(Backend::reference, sum_squares_kernel,
-                                                      "fp32", "kiln");
-const RegisterKernel<op::ClipByGlobalNorm> kClip(Backend::reference, clip_kernel, "fp32", "kiln");
-const RegisterKernel<op::Clamp> kClamp(Backend::reference, clamp_kernel, "fp32", "kiln");
+const RegisterKernel<op::SgdStep> kSgd(Backend::reference, on_record<sgd_step>, "fp32", "kiln");
+const RegisterKernel<op::AdamStep> kAdam(Backend::reference, on_record<adam_step>, "fp32", "kiln");
+const RegisterKernel<op::MultiSumSquares> kSumSquares(Backend::reference,
+                                                      on_record<multi_sum_squares>, "fp32", "kiln");
+const RegisterKernel<op::ClipByGlobalNorm> kClip(Backend::reference, on_record<clip_by_global_norm>,
+                                                 "fp32", "kiln");
+const RegisterKernel<op::Clamp> kClamp(Backend::reference, on_record<clamp_>, "fp32", "kiln");
 
 }  // namespace
 

@@ -74,9 +74,11 @@ void max_pool2x2(const Window2d& g, const float* x, float* y, std::int32_t* argm
   }
 }
 
-}  // namespace
-
-void max_pool2d_forward(const Window2d& g, const float* x, float* y, std::int32_t* argmax) {
+void max_forward(const rec::MaxPool2dForward& r) {
+  const Window2d& g = r.g;
+  const float* x = r.x;
+  float* y = r.y;
+  std::int32_t* argmax = r.argmax;
   if (g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0)
     return max_pool2x2(g, x, y, argmax);
   const Index planes = g.n * g.c, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
@@ -98,8 +100,11 @@ void max_pool2d_forward(const Window2d& g, const float* x, float* y, std::int32_
   }
 }
 
-void max_pool2d_backward(const Window2d& g, const std::int32_t* argmax, const float* dy,
-                         float* dx) {
+void max_backward(const rec::MaxPool2dBackward& r) {
+  const Window2d& g = r.g;
+  const std::int32_t* argmax = r.argmax;
+  const float* dy = r.dy;
+  float* dx = r.dx;
   const Index planes = g.n * g.c, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
 #pragma omp parallel for if (planes * in_plane > 4096) schedule(static)
   for (Index p = 0; p < planes; ++p) {
@@ -109,7 +114,10 @@ void max_pool2d_backward(const Window2d& g, const std::int32_t* argmax, const fl
   }
 }
 
-void avg_pool2d_forward(const Window2d& g, const float* x, float* y) {
+void avg_forward(const rec::AvgPool2dForward& r) {
+  const Window2d& g = r.g;
+  const float* x = r.x;
+  float* y = r.y;
   const Index planes = g.n * g.c, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
   const float inv_area = 1.0f / static_cast<float>(g.kh * g.kw);
 #pragma omp parallel for if (planes * out_plane > 4096) schedule(static)
@@ -126,7 +134,10 @@ void avg_pool2d_forward(const Window2d& g, const float* x, float* y) {
   }
 }
 
-void avg_pool2d_backward(const Window2d& g, const float* dy, float* dx) {
+void avg_backward(const rec::AvgPool2dBackward& r) {
+  const Window2d& g = r.g;
+  const float* dy = r.dy;
+  float* dx = r.dx;
   const Index planes = g.n * g.c, in_plane = g.h * g.w, out_plane = g.oh * g.ow;
   const float inv_area = 1.0f / static_cast<float>(g.kh * g.kw);
 #pragma omp parallel for if (planes * in_plane > 4096) schedule(static)
@@ -143,29 +154,14 @@ void avg_pool2d_backward(const Window2d& g, const float* dy, float* dx) {
   }
 }
 
-namespace {
-
-void max_forward_kernel(op::MaxPool2dForward& o) {
-  max_pool2d_forward(o.g, o.x.data<float>(), o.y.data<float>(), o.argmax.data<std::int32_t>());
-}
-void max_backward_kernel(op::MaxPool2dBackward& o) {
-  max_pool2d_backward(o.g, o.argmax.data<std::int32_t>(), o.dy.data<float>(), o.dx.data<float>());
-}
-void avg_forward_kernel(op::AvgPool2dForward& o) {
-  avg_pool2d_forward(o.g, o.x.data<float>(), o.y.data<float>());
-}
-void avg_backward_kernel(op::AvgPool2dBackward& o) {
-  avg_pool2d_backward(o.g, o.dy.data<float>(), o.dx.data<float>());
-}
-
-const RegisterKernel<op::MaxPool2dForward> kMaxForward(Backend::reference, max_forward_kernel,
+const RegisterKernel<op::MaxPool2dForward> kMaxForward(Backend::reference, on_record<max_forward>,
                                                        "fp32", "kiln");
-const RegisterKernel<op::MaxPool2dBackward> kMaxBackward(Backend::reference, max_backward_kernel,
-                                                         "fp32", "kiln");
-const RegisterKernel<op::AvgPool2dForward> kAvgForward(Backend::reference, avg_forward_kernel,
+const RegisterKernel<op::MaxPool2dBackward> kMaxBackward(Backend::reference,
+                                                         on_record<max_backward>, "fp32", "kiln");
+const RegisterKernel<op::AvgPool2dForward> kAvgForward(Backend::reference, on_record<avg_forward>,
                                                        "fp32", "kiln");
-const RegisterKernel<op::AvgPool2dBackward> kAvgBackward(Backend::reference, avg_backward_kernel,
-                                                         "fp32", "kiln");
+const RegisterKernel<op::AvgPool2dBackward> kAvgBackward(Backend::reference,
+                                                         on_record<avg_backward>, "fp32", "kiln");
 
 }  // namespace
 

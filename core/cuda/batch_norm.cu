@@ -3,9 +3,9 @@
 // order: the same bits every run); the float expressions after the sums are the CPU's
 // (core/cpu/batch_norm.cpp) term for term, with explicit fmas where both sides must round alike
 // (the evaluation forward, elementwise, then matches the CPU to the bit).
-#include "kiln/core/cuda/batch_norm.h"
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/launch.cuh"
+#include "kiln/core/ops/batch_norm_record.h"
 
 namespace kiln::cuda {
 
@@ -22,12 +22,13 @@ __device__ __forceinline__ Index at(Index k, Index c, Index l, Index ch) {
 
 // One block per channel (grid-stride over channels; the loop is uniform over the block, as
 // group_reduce's barriers need).
-__global__ void train_forward_kernel(Index n, Index c, Index l, const float* x, const float* gamma,
-                                     const float* beta, float momentum, float eps,
-                                     float* running_mean, float* running_var, float* y,
-                                     float* save_mean, float* save_invstd) {
+__global__ void train_forward_kernel(rec::BatchNormForwardTrain o) {
+  const Index n = o.n, c = o.c, l = o.l, m = n * l;
+  const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
+  const float momentum = o.momentum, eps = o.eps;
+  float *running_mean = o.running_mean, *running_var = o.running_var, *y = o.y;
+  float *save_mean = o.save_mean, *save_invstd = o.save_invstd;
   __shared__ double scratch[kThreads / kWarp];
-  const Index m = n * l;
   for (Index ch = blockIdx.x; ch < c; ch += gridDim.x) {
     double sum = 0.0;
     for (Index k = threadIdx.x; k < m; k += kThreads) sum += x[at(k, c, l, ch)];
@@ -56,10 +57,12 @@ __global__ void train_forward_kernel(Index n, Index c, Index l, const float* x, 
   }
 }
 
-__global__ void eval_forward_kernel(Index n, Index c, Index l, const float* x, const float* gamma,
-                                    const float* beta, const float* running_mean,
-                                    const float* running_var, float eps, float* y) {
-  const Index total = n * c * l;
+__global__ void eval_forward_kernel(rec::BatchNormForwardEval o) {
+  const Index c = o.c, l = o.l, total = o.n * c * l;
+  const float *x = o.x, *gamma = o.gamma, *beta = o.beta;
+  const float *running_mean = o.running_mean, *running_var = o.running_var;
+  const float eps = o.eps;
+  float* y = o.y;
   for (Index e = detail::grid_start(); e < total; e += detail::grid_stride()) {
     const Index ch = (e / l) % c;
     const float invstd = static_cast<float>(1.0 / sqrt(static_cast<double>(running_var[ch]) + eps));
@@ -68,11 +71,12 @@ __global__ void eval_forward_kernel(Index n, Index c, Index l, const float* x, c
 }
 
 // dbeta += sum dy, dgamma += sum dy·xhat, dx = gamma·invstd·(dy - mean(dy) - xhat·mean(dy·xhat)).
-__global__ void backward_kernel(Index n, Index c, Index l, const float* x, const float* dy,
-                                const float* gamma, const float* save_mean,
-                                const float* save_invstd, float* dx, float* dgamma, float* dbeta) {
+__global__ void backward_kernel(rec::BatchNormBackward o) {
+  const Index n = o.n, c = o.c, l = o.l, m = n * l;
+  const float *x = o.x, *dy = o.dy, *gamma = o.gamma;
+  const float *save_mean = o.save_mean, *save_invstd = o.save_invstd;
+  float *dx = o.dx, *dgamma = o.dgamma, *dbeta = o.dbeta;
   __shared__ double scratch[kThreads / kWarp];
-  const Index m = n * l;
   for (Index ch = blockIdx.x; ch < c; ch += gridDim.x) {
     const float mean = save_mean[ch], invstd = save_invstd[ch];
     double sum_dy = 0.0, sum_dy_xhat = 0.0;
@@ -100,31 +104,21 @@ __global__ void backward_kernel(Index n, Index c, Index l, const float* x, const
 
 }  // namespace
 
-void batch_norm_forward_train(Index n, Index c, Index l, const float* x, const float* gamma,
-                              const float* beta, float momentum, float eps, float* running_mean,
-                              float* running_var, float* y, float* save_mean, float* save_invstd,
-                              cudaStream_t stream) {
-  if (n * c * l == 0) return;
-  train_forward_kernel<<<detail::blocks_for(c, 1), kThreads, 0, stream>>>(
-      n, c, l, x, gamma, beta, momentum, eps, running_mean, running_var, y, save_mean, save_invstd);
+void batch_norm_forward_train(const rec::BatchNormForwardTrain& o, cudaStream_t stream) {
+  if (o.n * o.c * o.l == 0) return;
+  train_forward_kernel<<<detail::blocks_for(o.c, 1), kThreads, 0, stream>>>(o);
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void batch_norm_forward_eval(Index n, Index c, Index l, const float* x, const float* gamma,
-                             const float* beta, const float* running_mean, const float* running_var,
-                             float eps, float* y, cudaStream_t stream) {
-  if (n * c * l == 0) return;
-  eval_forward_kernel<<<detail::blocks_for(n * c * l), kThreads, 0, stream>>>(
-      n, c, l, x, gamma, beta, running_mean, running_var, eps, y);
+void batch_norm_forward_eval(const rec::BatchNormForwardEval& o, cudaStream_t stream) {
+  if (o.n * o.c * o.l == 0) return;
+  eval_forward_kernel<<<detail::blocks_for(o.n * o.c * o.l), kThreads, 0, stream>>>(o);
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void batch_norm_backward(Index n, Index c, Index l, const float* x, const float* dy,
-                         const float* gamma, const float* save_mean, const float* save_invstd,
-                         float* dx, float* dgamma, float* dbeta, cudaStream_t stream) {
-  if (n * c * l == 0) return;
-  backward_kernel<<<detail::blocks_for(c, 1), kThreads, 0, stream>>>(
-      n, c, l, x, dy, gamma, save_mean, save_invstd, dx, dgamma, dbeta);
+void batch_norm_backward(const rec::BatchNormBackward& o, cudaStream_t stream) {
+  if (o.n * o.c * o.l == 0) return;
+  backward_kernel<<<detail::blocks_for(o.c, 1), kThreads, 0, stream>>>(o);
   KILN_CUDA_CHECK_LAUNCH();
 }
 

@@ -3,15 +3,19 @@
 // c = beta * c without reading a or b, as the CPU does.
 #include <cublas_v2.h>
 
-#include "kiln/core/cuda/batched_gemm.h"
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
 #include "kiln/core/cuda/gemm_setup.h"
+#include "kiln/core/ops/batched_gemm_record.h"
 
 namespace kiln::cuda {
 
-void batched_gemm(bool trans_a, bool trans_b, Index batch, Index m, Index n, Index k, float alpha,
-                  const float* a, const float* b, float beta, float* c, cudaStream_t stream) {
+void batched_gemm(const rec::BatchedGemm& o, cudaStream_t stream) {
+  const bool trans_a = o.trans_a, trans_b = o.trans_b;
+  const Index batch = o.batch, m = o.m, n = o.n, k = o.k;
+  const float alpha = o.alpha, beta = o.beta;
+  const float *a = o.a, *b = o.b;
+  float* c = o.out;
   if (batch == 0 || m == 0 || n == 0) return;
   if (scale_if_nothing_to_multiply(batch * m * n, k, alpha, beta, c, stream)) return;
   const MatmulPrecision precision = matmul_precision();

@@ -10,9 +10,9 @@
 #include <mutex>
 
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/conv2d.h"
 #include "kiln/core/cuda/cudnn_check.h"
 #include "kiln/core/cuda/cudnn_runtime.h"
+#include "kiln/core/ops/conv2d_record.h"
 
 namespace kiln::cuda {
 
@@ -153,8 +153,10 @@ const float kOne = 1.0f, kZero = 0.0f;
 
 }  // namespace
 
-void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias, float* y,
-                    cudaStream_t stream) {
+void conv2d_forward(const rec::Conv2dForward& o, cudaStream_t stream) {
+  const Window2d& g = o.g;
+  const float *x = o.x, *w = o.w, *bias = o.bias;
+  float* y = o.y;
   if (g.n == 0) return;
   const int device = current_device();
   cudnnHandle_t h = cudnn_handle(device, stream);
@@ -185,8 +187,10 @@ void conv2d_forward(const Window2d& g, const float* x, const float* w, const flo
   }
 }
 
-void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx,
-                          cudaStream_t stream) {
+void conv2d_backward_data(const rec::Conv2dBackwardData& o, cudaStream_t stream) {
+  const Window2d& g = o.g;
+  const float *dy = o.dy, *w = o.w;
+  float* dx = o.dx;
   if (g.n == 0) return;
   const int device = current_device();
   cudnnHandle_t h = cudnn_handle(device, stream);
@@ -214,8 +218,10 @@ void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, fl
                                                 workspace, c.workspace, &kZero, d.x.d, dx));
 }
 
-void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, float* dw,
-                            float* dbias, cudaStream_t stream) {
+void conv2d_backward_filter(const rec::Conv2dBackwardFilter& o, cudaStream_t stream) {
+  const Window2d& g = o.g;
+  const float *x = o.x, *dy = o.dy;
+  float *dw = o.dw, *dbias = o.dbias;
   if (g.n == 0) return;
   const int device = current_device();
   cudnnHandle_t h = cudnn_handle(device, stream);

@@ -15,9 +15,9 @@
 #include <cstdint>
 
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/embedding.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/cuda/stream_scratch.cuh"
+#include "kiln/core/ops/embedding_record.h"
 
 namespace kiln::cuda {
 
@@ -25,42 +25,43 @@ namespace {
 
 using detail::kThreads;
 
-// The row of id i, or -1 when it is not an integer in [0, num).
-__device__ __forceinline__ Index row_of(const void* ids, bool ids_i32, Index i, Index num) {
-  if (ids_i32) {
-    const int v = static_cast<const int*>(ids)[i];
-    return v >= 0 && v < num ? v : -1;
+// The row of id i of either record, or -1 when it is not an integer in [0, num).
+template <typename Record> __device__ __forceinline__ Index row_of(const Record& o, Index i) {
+  if (o.ids_i32) {
+    const int v = static_cast<const int*>(o.ids)[i];
+    return v >= 0 && v < o.num ? v : -1;
   }
-  const float v = static_cast<const float*>(ids)[i];
-  return v >= 0.0f && v < static_cast<float>(num) && v == floorf(v) ? static_cast<Index>(v) : -1;
+  const float v = static_cast<const float*>(o.ids)[i];
+  return v >= 0.0f && v < static_cast<float>(o.num) && v == floorf(v) ? static_cast<Index>(v) : -1;
 }
 
-__global__ void forward_kernel(Index count, Index num, Index dim, const void* ids, bool ids_i32,
-                               const float* weight, float* y) {
-  for (Index e = detail::grid_start(); e < count * dim; e += detail::grid_stride()) {
+__global__ void forward_kernel(rec::EmbeddingForward o) {
+  const Index dim = o.dim;
+  for (Index e = detail::grid_start(); e < o.count * dim; e += detail::grid_stride()) {
     const Index i = e / dim, c = e % dim;
-    const Index row = row_of(ids, ids_i32, i, num);
-    y[e] = row >= 0 ? weight[row * dim + c] : nanf("");
+    const Index row = row_of(o, i);
+    o.y[e] = row >= 0 ? o.weight[row * dim + c] : nanf("");
   }
 }
 
 // Sort keys: each id's row, or num for an invalid id (sorted last, adding nothing); the values
 // are the ids' positions, so that the stable sort keeps each row's ids in their order.
 using Key = unsigned long long;
-__global__ void keys_kernel(Index count, Index num, const void* ids, bool ids_i32, Key* keys,
-                            Index* positions) {
-  for (Index i = detail::grid_start(); i < count; i += detail::grid_stride()) {
-    const Index row = row_of(ids, ids_i32, i, num);
-    keys[i] = static_cast<Key>(row >= 0 ? row : num);
+__global__ void keys_kernel(rec::EmbeddingBackward o, Key* keys, Index* positions) {
+  for (Index i = detail::grid_start(); i < o.count; i += detail::grid_stride()) {
+    const Index row = row_of(o, i);
+    keys[i] = static_cast<Key>(row >= 0 ? row : o.num);
     positions[i] = i;
   }
 }
 
 constexpr int kRunsPerBlock = 8;  // one warp per run, a warp's lanes over 32 columns
 __global__ void __launch_bounds__(detail::kWarp* kRunsPerBlock)
-    accumulate_kernel(Index num, Index dim, const Key* rows, const Index* starts,
-                      const Index* lengths, const Index* run_count, const Index* positions,
-                      const float* dy, float* dweight) {
+    accumulate_kernel(rec::EmbeddingBackward o, const Key* rows, const Index* starts,
+                      const Index* lengths, const Index* run_count, const Index* positions) {
+  const Index num = o.num, dim = o.dim;
+  const float* dy = o.dy;
+  float* dweight = o.dweight;
   const int lane = threadIdx.x;
   const Index c = static_cast<Index>(blockIdx.x) * detail::kWarp + lane;
   const Index runs = *run_count;
@@ -100,16 +101,14 @@ template <typename T> struct Scratch {
 
 }  // namespace
 
-void embedding_forward(Index count, Index num, Index dim, const void* ids, bool ids_i32,
-                       const float* weight, float* y, cudaStream_t stream) {
-  if (count * dim == 0) return;
-  forward_kernel<<<detail::blocks_for(count * dim), kThreads, 0, stream>>>(count, num, dim, ids,
-                                                                           ids_i32, weight, y);
+void embedding_forward(const rec::EmbeddingForward& o, cudaStream_t stream) {
+  if (o.count * o.dim == 0) return;
+  forward_kernel<<<detail::blocks_for(o.count * o.dim), kThreads, 0, stream>>>(o);
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void embedding_backward(Index count, Index num, Index dim, const void* ids, bool ids_i32,
-                        const float* dy, float* dweight, cudaStream_t stream) {
+void embedding_backward(const rec::EmbeddingBackward& o, cudaStream_t stream) {
+  const Index count = o.count, num = o.num, dim = o.dim;
   if (count * dim == 0) return;
   const Index max_runs = std::min(count, num + 1);
   int end_bit = 1;  // the keys are in [0, num]: only their low bits are sorted
@@ -117,8 +116,7 @@ void embedding_backward(Index count, Index num, Index dim, const void* ids, bool
   Scratch<Key> keys(count, stream), sorted_keys(count, stream), rows(max_runs, stream);
   Scratch<Index> positions(count, stream), sorted_positions(count, stream);
   Scratch<Index> lengths(max_runs, stream), starts(max_runs, stream), run_count(1, stream);
-  keys_kernel<<<detail::blocks_for(count), kThreads, 0, stream>>>(count, num, ids, ids_i32,
-                                                                  keys.get(), positions.get());
+  keys_kernel<<<detail::blocks_for(count), kThreads, 0, stream>>>(o, keys.get(), positions.get());
   KILN_CUDA_CHECK_LAUNCH();
   // The lengths past the run count are read by the scan: zeros, not uninitialised memory.
   KILN_CUDA_CHECK(cudaMemsetAsync(lengths.get(), 0,
@@ -150,8 +148,7 @@ void embedding_backward(Index count, Index num, Index dim, const void* ids, bool
   accumulate_kernel<<<dim3(static_cast<unsigned int>(column_blocks),
                            static_cast<unsigned int>(run_blocks)),
                       dim3(detail::kWarp, kRunsPerBlock), 0, stream>>>(
-      num, dim, rows.get(), starts.get(), lengths.get(), run_count.get(), sorted_positions.get(),
-      dy, dweight);
+      o, rows.get(), starts.get(), lengths.get(), run_count.get(), sorted_positions.get());
   KILN_CUDA_CHECK_LAUNCH();
 }
 

@@ -6,10 +6,10 @@
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
-#include "kiln/core/cuda/gemm.h"
 #include "kiln/core/cuda/gemm_setup.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/cuda/runtime.h"
+#include "kiln/core/ops/gemm_record.h"
 
 namespace kiln::cuda {
 
@@ -42,8 +42,12 @@ cublasHandle_t cublas_handle_for_call(cudaStream_t stream, MatmulPrecision preci
   return handle;
 }
 
-void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
-          const float* b, float beta, float* c, cudaStream_t stream) {
+void gemm(const rec::Gemm& o, cudaStream_t stream) {
+  const bool trans_a = o.trans_a, trans_b = o.trans_b;
+  const Index m = o.m, n = o.n, k = o.k;
+  const float alpha = o.alpha, beta = o.beta;
+  const float *a = o.a, *b = o.b;
+  float* c = o.out;
   if (m == 0 || n == 0) return;
   if (scale_if_nothing_to_multiply(m * n, k, alpha, beta, c, stream)) return;
   const MatmulPrecision precision = matmul_precision();

@@ -4,7 +4,7 @@
 
 #include <cublas_v2.h>
 
-#include "kiln/core/cuda/backend.h"
+#include "kiln/core/op_record.h"  // kiln::cuda::Index, cudaStream_t
 #include "kiln/core/precision.h"
 
 namespace kiln::cuda {

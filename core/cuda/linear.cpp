@@ -1,22 +1,14 @@
 // Registers the CUDA Linear kernels: the forward is core/cuda/linear.cu (cuBLASLt with a fused
 // epilogue); the backward is a composite of other ops, the same steps as the CPU reference.
-#include "kiln/core/cuda/linear.h"
-
+#include "kiln/core/ops/linear.h"
 #include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
 #include "kiln/core/ops/activation.h"
 #include "kiln/core/ops/bias.h"
 #include "kiln/core/ops/gemm.h"
-#include "kiln/core/ops/linear.h"
 
 namespace kiln::cuda {
 namespace {
-
-void forward_kernel(op::LinearForward& o) {
-  linear_forward(o.n, o.in, o.out, o.x.data<float>(), o.weight.data<float>(),
-                 o.bias.defined() ? o.bias.data<float>() : nullptr, o.relu, o.y.data<float>(),
-                 detail::prepare_cuda(o.x.device()));
-}
 
 // Each step its own op (kernel or cuBLAS call), as the CPU reference does them.
 void backward_kernel(op::LinearBackward& o) {
@@ -34,8 +26,8 @@ struct Registration {
   Registration() { detail::linear_forward_fallback_count = linear_forward_fallbacks; }
 };
 
-const RegisterKernel<op::LinearForward> kForward(Backend::cuda, forward_kernel, "fp32 tf32 bf16",
-                                                 "cuBLASLt");
+const RegisterKernel<op::LinearForward> kForward(Backend::cuda, on_stream<linear_forward>,
+                                                 "fp32 tf32 bf16", "cuBLASLt");
 const RegisterKernel<op::LinearBackward> kBackward(Backend::cuda, backward_kernel, "fp32 tf32 bf16",
                                                    "composite");
 const Registration kFallbackCount;

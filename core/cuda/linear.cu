@@ -13,12 +13,12 @@
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
-#include "kiln/core/cuda/gemm.h"
-#include "kiln/core/cuda/linear.h"
 #include "kiln/core/cuda/runtime.h"
 #include "kiln/core/cuda/stream_workspace.h"
 #include "kiln/core/ops/activation_record.h"
 #include "kiln/core/ops/bias_record.h"
+#include "kiln/core/ops/gemm_record.h"
+#include "kiln/core/ops/linear_record.h"
 #include "kiln/core/relu_epilogue.h"
 
 namespace kiln::cuda {
@@ -167,7 +167,7 @@ Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, const float* bias) {
 // The same result without cuBLASLt: GEMM, then the bias and ReLU kernels.
 void unfused_forward(Index n, Index in, Index out, const float* x, const float* w,
                      const float* bias, bool relu, float* y, cudaStream_t stream) {
-  gemm(false, true, n, out, in, 1.0f, x, w, 0.0f, y, stream);
+  gemm({false, true, n, out, in, 1.0f, x, w, 0.0f, y}, stream);
   if (bias != nullptr) bias_add({n, out, bias, y}, stream);
   if (relu) activation_forward({Activation::relu, n * out, y, y, 0.0f}, stream);
 }
@@ -176,8 +176,11 @@ void unfused_forward(Index n, Index in, Index out, const float* x, const float* 
 
 std::int64_t linear_forward_fallbacks() { return g_fallbacks.load(); }
 
-void linear_forward(Index n, Index in, Index out, const float* x, const float* w, const float* bias,
-                    bool relu, float* y, cudaStream_t stream) {
+void linear_forward(const rec::LinearForward& o, cudaStream_t stream) {
+  const Index n = o.n, in = o.in, out = o.out;
+  const float *x = o.x, *w = o.w, *bias = o.bias;
+  const bool relu = o.relu;
+  float* y = o.y;
   if (n == 0 || out == 0) return;
   if (in == 0) return unfused_forward(n, in, out, x, w, bias, relu, y, stream);
   int device = 0;

@@ -6,8 +6,8 @@
 #include "kiln/core/caching_allocator.h"
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/launch.cuh"
-#include "kiln/core/cuda/optimizer_ops.h"
 #include "kiln/core/cuda/stream_scratch.cuh"
+#include "kiln/core/ops/optimizer_ops_record.h"
 
 namespace kiln::cuda {
 
@@ -196,45 +196,42 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void sgd_step(int count, const Index* sizes, float* const* params, const float* const* grads,
-              float* const* momentum_buffers, const SgdConfig& c, bool first_step,
-              const StepRowsOnDevice& per_step, cudaStream_t stream) {
+void sgd_step(const rec::SgdStep& o, cudaStream_t stream) {
   multi_tensor_apply<SgdArgs>(
-      count, sizes,
+      o.count, o.sizes,
       [&](SgdArgs& a, int slot, int t) {
-        a.param[slot] = params[t];
-        a.grad[slot] = grads[t];
-        a.buf[slot] = momentum_buffers != nullptr ? momentum_buffers[t] : nullptr;
+        a.param[slot] = o.params[t];
+        a.grad[slot] = o.grads[t];
+        a.buf[slot] = o.momentum_buffers != nullptr ? o.momentum_buffers[t] : nullptr;
       },
       [&](const SgdArgs& a, Index blocks, Index) {
-        sgd_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, c, first_step, per_step);
+        sgd_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, o.config, o.first_step, o.per_step);
         KILN_CUDA_CHECK_LAUNCH();
       });
-  advance_cursor(per_step, stream);
+  advance_cursor(o.per_step, stream);
 }
 
-void adam_step(int count, const Index* sizes, float* const* params, const float* const* grads,
-               float* const* exp_avg, float* const* exp_avg_sq, const AdamConfig& c,
-               const AdamScalars& s, const StepRowsOnDevice& per_step, const std::uint8_t* decayed,
-               cudaStream_t stream) {
+void adam_step(const rec::AdamStep& o, cudaStream_t stream) {
   multi_tensor_apply<AdamArgs>(
-      count, sizes,
+      o.count, o.sizes,
       [&](AdamArgs& a, int slot, int t) {
-        a.param[slot] = params[t];
-        a.grad[slot] = grads[t];
-        a.exp_avg[slot] = exp_avg[t];
-        a.exp_avg_sq[slot] = exp_avg_sq[t];
-        a.decayed[slot] = decayed == nullptr || decayed[t] != 0;
+        a.param[slot] = o.params[t];
+        a.grad[slot] = o.grads[t];
+        a.exp_avg[slot] = o.exp_avg[t];
+        a.exp_avg_sq[slot] = o.exp_avg_sq[t];
+        a.decayed[slot] = o.decayed == nullptr || o.decayed[t] != 0;
       },
       [&](const AdamArgs& a, Index blocks, Index) {
-        adam_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, c, s, per_step);
+        adam_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, o.config, o.scalars, o.per_step);
         KILN_CUDA_CHECK_LAUNCH();
       });
-  advance_cursor(per_step, stream);
+  advance_cursor(o.per_step, stream);
 }
 
-void multi_sum_squares(int count, const Index* sizes, const float* const* xs, float* out,
-                       cudaStream_t stream) {
+void multi_sum_squares(const rec::MultiSumSquares& o, cudaStream_t stream) {
+  const int count = o.count;
+  const Index* sizes = o.sizes;
+  float* out = o.out;
   Index total_blocks = 0;
   for (int t = 0; t < count; ++t) total_blocks += (sizes[t] + kChunk - 1) / kChunk;
   if (total_blocks == 0) {  // the empty sum is 0; a memset, not a launch
@@ -246,7 +243,7 @@ void multi_sum_squares(int count, const Index* sizes, const float* const* xs, fl
   StreamScratch scratch(static_cast<std::size_t>(total_blocks) * sizeof(double), stream);
   auto* partial = static_cast<double*>(scratch.get());
   multi_tensor_apply<ReadArgs>(
-      count, sizes, [&](ReadArgs& a, int slot, int t) { a.x[slot] = xs[t]; },
+      count, sizes, [&](ReadArgs& a, int slot, int t) { a.x[slot] = o.xs[t]; },
       [&](const ReadArgs& a, Index blocks, Index blocks_before) {
         sum_squares_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, partial + blocks_before);
         KILN_CUDA_CHECK_LAUNCH();
@@ -255,27 +252,25 @@ void multi_sum_squares(int count, const Index* sizes, const float* const* xs, fl
   KILN_CUDA_CHECK_LAUNCH();
 }
 
-void clip_by_global_norm(int count, const Index* sizes, float* const* xs, const float* norm_sq,
-                         float max_norm, float* norm, cudaStream_t stream) {
+void clip_by_global_norm(const rec::ClipByGlobalNorm& o, cudaStream_t stream) {
   multi_tensor_apply<WriteArgs>(
-      count, sizes, [&](WriteArgs& a, int slot, int t) { a.x[slot] = xs[t]; },
+      o.count, o.sizes, [&](WriteArgs& a, int slot, int t) { a.x[slot] = o.xs[t]; },
       [&](const WriteArgs& a, Index blocks, Index) {
-        clip_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, norm_sq, max_norm);
+        clip_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, o.norm_sq, o.max_norm);
         KILN_CUDA_CHECK_LAUNCH();
       });
   // After the scaling launches, so `norm` may be `norm_sq` itself.
-  if (norm != nullptr) {
-    norm_kernel<<<1, 1, 0, stream>>>(norm_sq, norm);
+  if (o.norm != nullptr) {
+    norm_kernel<<<1, 1, 0, stream>>>(o.norm_sq, o.norm);
     KILN_CUDA_CHECK_LAUNCH();
   }
 }
 
-void clamp_(int count, const Index* sizes, float* const* xs, float lo, float hi,
-            cudaStream_t stream) {
+void clamp_(const rec::Clamp& o, cudaStream_t stream) {
   multi_tensor_apply<WriteArgs>(
-      count, sizes, [&](WriteArgs& a, int slot, int t) { a.x[slot] = xs[t]; },
+      o.count, o.sizes, [&](WriteArgs& a, int slot, int t) { a.x[slot] = o.xs[t]; },
       [&](const WriteArgs& a, Index blocks, Index) {
-        clamp_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, lo, hi);
+        clamp_kernel<<<grid(blocks), kThreads, 0, stream>>>(a, o.lo, o.hi);
         KILN_CUDA_CHECK_LAUNCH();
       });
 }

@@ -8,7 +8,7 @@
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/cudnn_check.h"
 #include "kiln/core/cuda/cudnn_runtime.h"
-#include "kiln/core/cuda/pool2d.h"
+#include "kiln/core/ops/pool2d_record.h"
 
 namespace kiln::cuda {
 
@@ -81,22 +81,20 @@ void backward(cudnnPoolingMode_t mode, const Window2d& g, const float* x, const 
 
 }  // namespace
 
-void max_pool2d_forward(const Window2d& g, const float* x, float* y, cudaStream_t stream) {
-  forward(CUDNN_POOLING_MAX_DETERMINISTIC, g, x, y, stream);
+void max_pool2d_forward(const rec::MaxPool2dForward& o, cudaStream_t stream) {
+  forward(CUDNN_POOLING_MAX_DETERMINISTIC, o.g, o.x, o.y, stream);
 }
 
-void max_pool2d_backward(const Window2d& g, const float* x, const float* y, const float* dy,
-                         float* dx, cudaStream_t stream) {
-  backward(CUDNN_POOLING_MAX_DETERMINISTIC, g, x, y, dy, dx, stream);
+void max_pool2d_backward(const rec::MaxPool2dBackward& o, cudaStream_t stream) {
+  backward(CUDNN_POOLING_MAX_DETERMINISTIC, o.g, o.x, o.y, o.dy, o.dx, stream);
 }
 
-void avg_pool2d_forward(const Window2d& g, const float* x, float* y, cudaStream_t stream) {
-  forward(CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, g, x, y, stream);
+void avg_pool2d_forward(const rec::AvgPool2dForward& o, cudaStream_t stream) {
+  forward(CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, o.g, o.x, o.y, stream);
 }
 
-void avg_pool2d_backward(const Window2d& g, const float* x, const float* y, const float* dy,
-                         float* dx, cudaStream_t stream) {
-  backward(CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, g, x, y, dy, dx, stream);
+void avg_pool2d_backward(const rec::AvgPool2dBackward& o, cudaStream_t stream) {
+  backward(CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, o.g, o.x, o.y, o.dy, o.dx, stream);
 }
 
 }  // namespace kiln::cuda

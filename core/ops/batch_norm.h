@@ -2,6 +2,7 @@
 // in core/ops/batch_norm.cpp; kernels in core/cpu/batch_norm.cpp and core/cuda/batch_norm.cpp).
 #pragma once
 
+#include "kiln/core/ops/batch_norm_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -24,11 +25,7 @@ void batch_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
 
 namespace op {
 
-// x viewed as (n, c, l); set by check().
-struct Ncl {
-  std::int64_t n = 0, c = 0, l = 0;
-};
-
+// check() fills the record: x viewed as (n, c, l).
 struct BatchNormForwardTrain {
   static constexpr const char* kName = "batch_norm_forward_train";
   const Tensor& x;
@@ -40,7 +37,7 @@ struct BatchNormForwardTrain {
   Tensor& save_mean;
   Tensor& save_invstd;
   float momentum, eps;
-  Ncl s;
+  rec::BatchNormForwardTrain record{};
   void check();
   Device device() const { return x.device(); }
 };
@@ -54,7 +51,7 @@ struct BatchNormForwardEval {
   const Tensor& running_var;
   Tensor& y;
   float eps;
-  Ncl s;
+  rec::BatchNormForwardEval record{};
   void check();
   Device device() const { return x.device(); }
 };
@@ -69,7 +66,7 @@ struct BatchNormBackward {
   Tensor& dx;
   Tensor& dgamma;
   Tensor& dbeta;
-  Ncl s;
+  rec::BatchNormBackward record{};
   void check();
   Device device() const { return x.device(); }
 };

@@ -15,17 +15,19 @@ void BatchedGemm::check() {
              "{}: a, b and out must be batches of matrices (batch, rows, cols), found a {}, b {}, "
              "out {}",
              kName, a.shape().str(), b.shape().str(), out.shape().str());
-  batch = a.size(0);
-  m = trans_a ? a.size(2) : a.size(1);
-  k = trans_a ? a.size(1) : a.size(2);
+  const std::int64_t batch = a.size(0);
+  const std::int64_t m = trans_a ? a.size(2) : a.size(1);
+  const std::int64_t k = trans_a ? a.size(1) : a.size(2);
   const std::int64_t kb = trans_b ? b.size(2) : b.size(1);
-  n = trans_b ? b.size(1) : b.size(2);
+  const std::int64_t n = trans_b ? b.size(1) : b.size(2);
   KILN_CHECK(
       b.size(0) == batch && kb == k,
       "{}: op(a) is ({}, {}, {}) but op(b) is ({}, {}, {}); the batches and inner sizes must "
       "agree",
       kName, batch, m, k, b.size(0), kb, n);
   detail::check_shape(kName, {"out", &out}, Shape{batch, m, n});
+  record = {trans_a, trans_b,          batch, m, n, k, alpha, a.data<float>(), b.data<float>(),
+            beta,    out.data<float>()};
 }
 
 }  // namespace op

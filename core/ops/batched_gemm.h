@@ -3,6 +3,7 @@
 // and core/cuda/batched_gemm.cpp).
 #pragma once
 
+#include "kiln/core/ops/batched_gemm_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -15,7 +16,7 @@ void batched_gemm(const Tensor& a, bool trans_a, const Tensor& b, bool trans_b, 
 
 namespace op {
 
-// check() sets batch, m, n, k: op(a[i]) is (m, k), op(b[i]) (k, n).
+// check() fills the record: op(a[i]) is (m, k), op(b[i]) (k, n).
 struct BatchedGemm {
   static constexpr const char* kName = "batched_gemm";
   const Tensor& a;
@@ -24,7 +25,7 @@ struct BatchedGemm {
   bool trans_b;
   Tensor& out;
   float alpha, beta;
-  std::int64_t batch = 0, m = 0, n = 0, k = 0;
+  rec::BatchedGemm record{};
   void check();
   Device device() const { return a.device(); }
 };

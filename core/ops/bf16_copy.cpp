@@ -8,7 +8,7 @@
 
 namespace kiln {
 
-void op::WriteBf16Copy::check() const {
+void op::WriteBf16Copy::check() {
   detail::check_operands(kName, {{"x", &x}}, DType::f32);
   detail::check_operands(kName, {{"out", &out}}, DType::bf16);
   detail::check_same_shape(kName, {{"x", &x}, {"out", &out}});
@@ -16,6 +16,7 @@ void op::WriteBf16Copy::check() const {
              "{}: bf16 weight copies are a CPU feature (the GPU's bf16 products round in cuBLAS); "
              "found x on {} and out on {}",
              kName, x.device().str(), out.device().str());
+  record = {x.numel(), x.data<float>(), static_cast<std::uint16_t*>(out.raw_data())};
 }
 
 void write_bf16_copy(const Tensor& x, Tensor& out) { run(op::WriteBf16Copy{x, out}); }

@@ -2,6 +2,7 @@
 // one kernel, CPU reference, in core/cpu/bf16.cpp).
 #pragma once
 
+#include "kiln/core/ops/bf16_copy_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -19,7 +20,8 @@ struct WriteBf16Copy {
   static constexpr const char* kName = "write_bf16_copy";
   const Tensor& x;
   Tensor& out;
-  void check() const;
+  rec::WriteBf16Copy record{};  // filled by check()
+  void check();
   Device device() const { return x.device(); }
 };
 

@@ -73,32 +73,37 @@ namespace op {
 void Conv2dForward::check() {
   detail::check_operands(kName, {{"x", &x}, {"weight", &weight}, {"y", &y}}, DType::f32);
   detail::check_same_device(kName, {{"x", &x}, {"weight", &weight}, {"y", &y}});
-  g = conv_window(kName, x.shape(), weight.shape(), options);
+  const Window2d g = conv_window(kName, x.shape(), weight.shape(), options);
   detail::check_shape(kName, {"y", &y}, output_of(g));
   if (bias.defined()) {
     detail::check_operands(kName, {{"bias", &bias}}, DType::f32);
     detail::check_same_device(kName, {{"x", &x}, {"bias", &bias}});
     detail::check_shape(kName, {"bias", &bias}, Shape{g.oc});
   }
+  record = {g, x.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
+            y.data<float>()};
 }
 
 void Conv2dBackwardData::check() {
   detail::check_operands(kName, {{"dy", &dy}, {"weight", &weight}, {"dx", &dx}}, DType::f32);
   detail::check_same_device(kName, {{"dy", &dy}, {"weight", &weight}, {"dx", &dx}});
-  g = conv_window(kName, dx.shape(), weight.shape(), options);
+  const Window2d g = conv_window(kName, dx.shape(), weight.shape(), options);
   detail::check_shape(kName, {"dy", &dy}, output_of(g));
+  record = {g, dy.data<float>(), weight.data<float>(), dx.data<float>()};
 }
 
 void Conv2dBackwardFilter::check() {
   detail::check_operands(kName, {{"x", &x}, {"dy", &dy}, {"dweight", &dweight}}, DType::f32);
   detail::check_same_device(kName, {{"x", &x}, {"dy", &dy}, {"dweight", &dweight}});
-  g = conv_window(kName, x.shape(), dweight.shape(), options);
+  const Window2d g = conv_window(kName, x.shape(), dweight.shape(), options);
   detail::check_shape(kName, {"dy", &dy}, output_of(g));
   if (dbias.defined()) {
     detail::check_operands(kName, {{"dbias", &dbias}}, DType::f32);
     detail::check_same_device(kName, {{"x", &x}, {"dbias", &dbias}});
     detail::check_shape(kName, {"dbias", &dbias}, Shape{g.oc});
   }
+  record = {g, x.data<float>(), dy.data<float>(), dweight.data<float>(),
+            dbias.defined() ? dbias.data<float>() : nullptr};
 }
 
 }  // namespace op

@@ -1,9 +1,10 @@
 // conv2d (NCHW; dilation 1, groups 1): forward, backward_data (dx "=") and backward_filter (dw,
-// db "+="). check() works out the geometry once as a Window2d; kernels in core/cpu/conv2d.cpp,
-// the oneDNN folder and core/cuda/conv2d.cpp (cuDNN, whose legacy API takes int sizes, so sizes
-// past 2^31 are refused there with a message).
+// db "+="). check() works out the geometry once as the record's Window2d; kernels in
+// core/cpu/conv2d.cpp, the oneDNN folder and core/cuda/conv2d.cpp (cuDNN, whose legacy API takes
+// int sizes, so sizes past 2^31 are refused there with a message).
 #pragma once
 
+#include "kiln/core/ops/conv2d_record.h"
 #include "kiln/core/tensor.h"
 #include "kiln/core/window2d.h"
 
@@ -37,7 +38,7 @@ struct Conv2dForward {
   const Tensor& bias;
   Tensor& y;
   Conv2dOptions options;
-  Window2d g{};
+  rec::Conv2dForward record{};  // filled by check()
   void check();
   Device device() const { return x.device(); }
 };
@@ -48,7 +49,7 @@ struct Conv2dBackwardData {
   const Tensor& weight;
   Tensor& dx;
   Conv2dOptions options;
-  Window2d g{};
+  rec::Conv2dBackwardData record{};
   void check();
   Device device() const { return dy.device(); }
 };
@@ -60,7 +61,7 @@ struct Conv2dBackwardFilter {
   Tensor& dweight;
   Tensor& dbias;
   Conv2dOptions options;
-  Window2d g{};
+  rec::Conv2dBackwardFilter record{};
   void check();
   Device device() const { return x.device(); }
 };

@@ -1,6 +1,11 @@
 // The embedding ops' checks and public entry points.
 #include "kiln/core/ops/embedding.h"
 
+#include <cmath>
+#include <vector>
+
+#include <fmt/ranges.h>
+
 #include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
 
@@ -24,18 +29,65 @@ void check_embedding(const char* op, const Tensor& ids, const Tensor& table, con
   detail::check_shape(op, {rows_name, &rows}, Shape(dims));
 }
 
+// "(2, 5)": flat index i of a tensor of `shape` as coordinates.
+std::string coordinates(const Shape& shape, std::int64_t i) {
+  std::vector<std::int64_t> at(static_cast<std::size_t>(shape.rank()));
+  for (int a = shape.rank() - 1; a >= 0; --a) {
+    at[static_cast<std::size_t>(a)] = shape[a] > 0 ? i % shape[a] : 0;
+    i = shape[a] > 0 ? i / shape[a] : 0;
+  }
+  return fmt::format("({})", fmt::join(at, ", "));
+}
+
+// Every id of CPU ids an integer in [0, num), else a kiln::Error naming it and its position.
+// (A GPU kernel cannot throw: there a bad id's row of y is NaN.)
+void check_ids(const char* op, const Tensor& ids, std::int64_t num) {
+  if (!ids.device().is_cpu()) return;
+  const std::int64_t count = ids.numel();
+  if (ids.dtype() == DType::i32) {
+    const std::int32_t* p = ids.data<std::int32_t>();
+    for (std::int64_t i = 0; i < count; ++i)
+      KILN_CHECK(p[i] >= 0 && p[i] < num,
+                 "{}: ids must be in [0, {}), found {} at position {} of ids {}; the vocabulary "
+                 "(the embedding's num) must cover every id",
+                 op, num, p[i], coordinates(ids.shape(), i), ids.shape().str());
+    return;
+  }
+  const float* p = ids.data<float>();
+  for (std::int64_t i = 0; i < count; ++i) {
+    const float v = p[i];
+    KILN_CHECK(std::isfinite(v) && v == std::floor(v),
+               "{}: float32 ids must hold integers, found {} at position {} of ids {}", op, v,
+               coordinates(ids.shape(), i), ids.shape().str());
+    KILN_CHECK(v >= 0.0f && v < static_cast<float>(num),
+               "{}: ids must be in [0, {}), found {} at position {} of ids {}; the vocabulary "
+               "(the embedding's num) must cover every id",
+               op, num, v, coordinates(ids.shape(), i), ids.shape().str());
+  }
+}
+
 }  // namespace
 
 namespace op {
 
 void EmbeddingForward::check() {
   check_embedding(kName, ids, weight, "weight", y, "y");
-  count = ids.numel(), num = weight.size(0), dim = weight.size(1);
+  check_ids(kName, ids, weight.size(0));
+  record = {ids.numel(),
+            weight.size(0),
+            weight.size(1),
+            ids.raw_data(),
+            ids.dtype() == DType::i32,
+            weight.data<float>(),
+            y.data<float>()};
 }
 
 void EmbeddingBackward::check() {
   check_embedding(kName, ids, dweight, "dweight", dy, "dy");
-  count = ids.numel(), num = dweight.size(0), dim = dweight.size(1);
+  check_ids(kName, ids, dweight.size(0));
+  record = {ids.numel(),          dweight.size(0),           dweight.size(1),
+            ids.raw_data(),       ids.dtype() == DType::i32, dy.data<float>(),
+            dweight.data<float>()};
 }
 
 }  // namespace op

@@ -3,6 +3,7 @@
 // core/cuda/embedding.cpp). Ids are int32, or float32 holding integers (a token batch's x).
 #pragma once
 
+#include "kiln/core/ops/embedding_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -17,13 +18,13 @@ void embedding_backward(const Tensor& ids, const Tensor& dy, Tensor& dweight);
 
 namespace op {
 
-// check() sets count (ids' elements), num and dim.
+// check() fills the record; on the CPU it also checks every id (the GPU's kernels mark a bad one).
 struct EmbeddingForward {
   static constexpr const char* kName = "embedding_forward";
   const Tensor& ids;
   const Tensor& weight;
   Tensor& y;
-  std::int64_t count = 0, num = 0, dim = 0;
+  rec::EmbeddingForward record{};
   void check();
   Device device() const { return weight.device(); }
 };
@@ -33,7 +34,7 @@ struct EmbeddingBackward {
   const Tensor& ids;
   const Tensor& dy;
   Tensor& dweight;
-  std::int64_t count = 0, num = 0, dim = 0;
+  rec::EmbeddingBackward record{};
   void check();
   Device device() const { return dweight.device(); }
 };

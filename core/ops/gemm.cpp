@@ -12,13 +12,15 @@ void op::Gemm::check() {
   KILN_CHECK(a.rank() == 2 && b.rank() == 2 && out.rank() == 2,
              "gemm: a, b and out must be matrices, found a {}, b {}, out {}", a.shape().str(),
              b.shape().str(), out.shape().str());
-  m = trans_a ? a.size(1) : a.size(0);
-  k = trans_a ? a.size(0) : a.size(1);
+  const std::int64_t m = trans_a ? a.size(1) : a.size(0);
+  const std::int64_t k = trans_a ? a.size(0) : a.size(1);
   const std::int64_t kb = trans_b ? b.size(1) : b.size(0);
-  n = trans_b ? b.size(0) : b.size(1);
+  const std::int64_t n = trans_b ? b.size(0) : b.size(1);
   KILN_CHECK(k == kb, "gemm: inner dimensions differ: op(a) is ({}, {}) and op(b) is ({}, {})", m,
              k, kb, n);
   detail::check_shape(kName, {"out", &out}, Shape{m, n});
+  record = {trans_a, trans_b,          m, n, k, alpha, a.data<float>(), b.data<float>(),
+            beta,    out.data<float>()};
 }
 
 void gemm(const Tensor& a, bool trans_a, const Tensor& b, bool trans_b, Tensor& out, float alpha,

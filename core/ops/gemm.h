@@ -2,6 +2,7 @@
 // and core/cuda/gemm.cpp).
 #pragma once
 
+#include "kiln/core/ops/gemm_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -15,7 +16,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans
 
 namespace op {
 
-// check() sets m, n, k: op(a) is (m, k), op(b) (k, n).
+// check() fills the record: op(a) is (m, k), op(b) (k, n).
 struct Gemm {
   static constexpr const char* kName = "gemm";
   const Tensor& a;
@@ -24,7 +25,7 @@ struct Gemm {
   bool trans_b;
   Tensor& out;
   float alpha, beta;
-  std::int64_t m = 0, n = 0, k = 0;
+  rec::Gemm record{};
   void check();
   Device device() const { return a.device(); }
 };

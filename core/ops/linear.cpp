@@ -18,6 +18,8 @@ const std::uint16_t* bf16_copy(const char* op, const Tensor& weight, const Tenso
   return static_cast<const std::uint16_t*>(weight_bf16.raw_data());
 }
 
+float* data_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
+
 }  // namespace
 
 namespace op {
@@ -28,14 +30,22 @@ void LinearForward::check() {
   KILN_CHECK(x.rank() == 2 && weight.rank() == 2 && x.size(1) == weight.size(1),
              "linear_forward: x must be (N, in) and weight (out, in), found x {} and weight {}",
              x.shape().str(), weight.shape().str());
-  n = x.size(0), in = x.size(1), out = weight.size(0);
+  const std::int64_t n = x.size(0), in = x.size(1), out = weight.size(0);
   detail::check_shape(kName, {"y", &y}, Shape{n, out});
   if (bias.defined()) {
     detail::check_operands(kName, {{"bias", &bias}}, DType::f32);
     detail::check_same_device(kName, {{"x", &x}, {"bias", &bias}});
     detail::check_shape(kName, {"bias", &bias}, Shape{out});
   }
-  w_bf16 = bf16_copy(kName, weight, weight_bf16);
+  record = {n,
+            in,
+            out,
+            x.data<float>(),
+            weight.data<float>(),
+            bf16_copy(kName, weight, weight_bf16),
+            data_or_null(bias),
+            relu,
+            y.data<float>()};
 }
 
 void LinearBackward::check() {
@@ -46,7 +56,7 @@ void LinearBackward::check() {
   KILN_CHECK(x.rank() == 2 && weight.rank() == 2 && x.size(1) == weight.size(1),
              "linear_backward: x must be (N, in) and weight (out, in), found x {} and weight {}",
              x.shape().str(), weight.shape().str());
-  n = x.size(0), in = x.size(1), out = weight.size(0);
+  const std::int64_t n = x.size(0), in = x.size(1), out = weight.size(0);
   detail::check_shape(kName, {"dy", &dy}, Shape{n, out});
   detail::check_shape(kName, {"dweight", &dweight}, weight.shape());
   if (y.defined()) {
@@ -65,7 +75,18 @@ void LinearBackward::check() {
     detail::check_same_device(kName, {{"dy", &dy}, {"dx", dx}});
     detail::check_shape(kName, {"dx", dx}, Shape{n, in});
   }
-  w_bf16 = bf16_copy(kName, weight, weight_bf16);
+  record = {n,
+            in,
+            out,
+            dy.data<float>(),
+            x.data<float>(),
+            weight.data<float>(),
+            bf16_copy(kName, weight, weight_bf16),
+            data_or_null(y),
+            dweight.data<float>(),
+            data_or_null(dbias),
+            dx != nullptr ? dx->data<float>() : nullptr,
+            y.defined() ? dpre.data<float>() : nullptr};
 }
 
 }  // namespace op

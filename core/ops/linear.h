@@ -3,6 +3,7 @@
 // composite of the gemm, bias_grad and activation_backward ops).
 #pragma once
 
+#include "kiln/core/ops/linear_record.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -30,7 +31,8 @@ std::int64_t linear_forward_fallbacks();
 
 namespace op {
 
-// check() sets n, in, out and w_bf16 (the bits of weight_bf16, or null).
+// check() fills the record: n, in, out, the pointers (null for an undefined tensor) and w_bf16
+// (the bits of weight_bf16, or null).
 struct LinearForward {
   static constexpr const char* kName = "linear_forward";
   const Tensor& x;
@@ -39,8 +41,7 @@ struct LinearForward {
   Tensor& y;
   bool relu;
   const Tensor& weight_bf16;
-  std::int64_t n = 0, in = 0, out = 0;
-  const std::uint16_t* w_bf16 = nullptr;
+  rec::LinearForward record{};
   void check();
   Device device() const { return x.device(); }
 };
@@ -56,8 +57,7 @@ struct LinearBackward {
   Tensor* dx;
   Tensor& dpre;
   const Tensor& weight_bf16;
-  std::int64_t n = 0, in = 0, out = 0;
-  const std::uint16_t* w_bf16 = nullptr;
+  rec::LinearBackward record{};
   void check();
   Device device() const { return dy.device(); }
 };

@@ -52,6 +52,8 @@ void check_scalar(const char* op, const char* name, const Tensor& t, Device devi
 
 int count_of(std::size_t n) { return static_cast<int>(n); }
 
+template <typename T> T* data_or_null(std::vector<T>& v) { return v.empty() ? nullptr : v.data(); }
+
 // The per-step rows of an update (ops.h, StepScalarRows) as the backends take them, after
 // checking them; empty when the scalars come as arguments. On the CPU the cursor is read here,
 // so it is also checked to point at a row.
@@ -133,10 +135,18 @@ void SgdStep::check() {
              momentum_buffers.size());
   if (with_momentum) lists.c = pointers(op, "momentum_buffers", momentum_buffers, "params", params);
   lists.sizes = sizes_of(params);
-  lists.count = count_of(params.size());
-  rows = step_rows(op, per_step, 1, device());
+  const StepRowsOnDevice rows = step_rows(op, per_step, 1, device());
   copies = bf16_pointers(op, bf16_copies, params);
   KILN_CHECK(device().is_cpu() || copies.empty(), "{}: bf16 weight copies are a CPU feature", op);
+  record = {count_of(params.size()),
+            lists.sizes.data(),
+            lists.a.data(),
+            lists.b.data(),
+            data_or_null(lists.c),
+            config,
+            first_step,
+            rows,
+            data_or_null(copies)};
 }
 
 void AdamStep::check_config() const {
@@ -157,21 +167,32 @@ void AdamStep::check() {
   lists.c = pointers(op, "exp_avg", exp_avg, "params", params);
   lists.d = pointers(op, "exp_avg_sq", exp_avg_sq, "params", params);
   lists.sizes = sizes_of(params);
-  lists.count = count_of(params.size());
   KILN_CHECK(decayed.empty() || decayed.size() == params.size(),
              "{}: {} weight-decay flags for {} parameters; pass one per parameter, or none", op,
              decayed.size(), params.size());
-  scalars = adam_scalars(config, step);
-  rows = step_rows(op, per_step, sizeof(AdamScalars) / sizeof(float), device());
+  const AdamScalars scalars = adam_scalars(config, step);
+  const StepRowsOnDevice rows =
+      step_rows(op, per_step, sizeof(AdamScalars) / sizeof(float), device());
   copies = bf16_pointers(op, bf16_copies, params);
   KILN_CHECK(device().is_cpu() || copies.empty(), "{}: bf16 weight copies are a CPU feature", op);
+  record = {count_of(params.size()),
+            lists.sizes.data(),
+            lists.a.data(),
+            lists.b.data(),
+            lists.c.data(),
+            lists.d.data(),
+            config,
+            scalars,
+            rows,
+            data_or_null(copies),
+            decayed.empty() ? nullptr : decayed.data()};
 }
 
 void MultiSumSquares::check() {
   lists.a = pointers(kName, "tensors", tensors, "tensors", tensors);
   check_scalar(kName, "out", out, device());
   lists.sizes = sizes_of(tensors);
-  lists.count = count_of(tensors.size());
+  record = {count_of(tensors.size()), lists.sizes.data(), lists.a.data(), out.data<float>()};
 }
 
 void ClipByGlobalNorm::check() {
@@ -180,7 +201,12 @@ void ClipByGlobalNorm::check() {
   check_scalar(kName, "norm_sq", norm_sq, device());
   if (norm != nullptr) check_scalar(kName, "norm", *norm, device());
   lists.sizes = sizes_of(tensors);
-  lists.count = count_of(tensors.size());
+  record = {count_of(tensors.size()),
+            lists.sizes.data(),
+            lists.a.data(),
+            norm_sq.data<float>(),
+            max_norm,
+            norm != nullptr ? norm->data<float>() : nullptr};
 }
 
 void Clamp::check_range() const {
@@ -191,7 +217,7 @@ void Clamp::check() {
   check_range();
   lists.a = pointers(kName, "tensors", tensors, "tensors", tensors);
   lists.sizes = sizes_of(tensors);
-  lists.count = count_of(tensors.size());
+  record = {count_of(tensors.size()), lists.sizes.data(), lists.a.data(), lo, hi};
 }
 
 }  // namespace op
@@ -199,9 +225,8 @@ void Clamp::check() {
 void sgd_step(std::span<Tensor* const> params, std::span<const Tensor* const> grads,
               std::span<Tensor* const> momentum_buffers, const SgdConfig& config, bool first_step,
               const StepScalarRows* per_step, std::span<Tensor* const> bf16_copies) {
-  // The op's own fields (lists, rows, copies) start empty; check() fills them.
-  op::SgdStep o{params, grads, momentum_buffers, config, first_step, per_step, bf16_copies, {},
-                {},     {}};
+  // The op's own fields (lists, copies, record) start empty; check() fills them.
+  op::SgdStep o{params, grads, momentum_buffers, config, first_step, per_step, bf16_copies};
   if (params.empty()) return o.check_config();
   run(std::move(o));
 }
@@ -210,23 +235,22 @@ void adam_step(std::span<Tensor* const> params, std::span<const Tensor* const> g
                std::span<Tensor* const> exp_avg, std::span<Tensor* const> exp_avg_sq,
                const AdamConfig& config, std::int64_t step, const StepScalarRows* per_step,
                std::span<Tensor* const> bf16_copies, std::span<const std::uint8_t> decayed) {
-  op::AdamStep o{params,      grads,   exp_avg, exp_avg_sq, config, step, per_step,
-                 bf16_copies, decayed, {},      {},         {},     {}};
+  op::AdamStep o{params, grads, exp_avg, exp_avg_sq, config, step, per_step, bf16_copies, decayed};
   if (params.empty()) return o.check_config();
   run(std::move(o));
 }
 
 void multi_sum_squares(std::span<const Tensor* const> tensors, Tensor& out) {
-  run(op::MultiSumSquares{tensors, out, {}});
+  run(op::MultiSumSquares{tensors, out});
 }
 
 void clip_by_global_norm(std::span<Tensor* const> tensors, const Tensor& norm_sq, float max_norm,
                          Tensor* norm) {
-  run(op::ClipByGlobalNorm{tensors, norm_sq, max_norm, norm, {}});
+  run(op::ClipByGlobalNorm{tensors, norm_sq, max_norm, norm});
 }
 
 void clamp_(std::span<Tensor* const> tensors, float lo, float hi) {
-  op::Clamp o{tensors, lo, hi, {}};
+  op::Clamp o{tensors, lo, hi};
   if (tensors.empty()) return o.check_range();
   run(std::move(o));
 }

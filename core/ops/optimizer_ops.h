@@ -1,13 +1,14 @@
 // Multi-tensor optimizer ops over lists of float32 tensors on one device (checks in
 // core/ops/optimizer_ops.cpp; kernels in core/cpu/optimizer_ops.cpp and
 // core/cuda/optimizer_ops.cpp). check() validates the lists (lengths, dtype, shapes, one device)
-// and hyper-parameters and gathers flat arrays of sizes and pointers, so the CUDA side can pack
-// up to 64 tensors into one launch.
+// and hyper-parameters and gathers flat arrays of sizes and pointers into the record, so the CUDA
+// side can pack up to 64 tensors into one launch.
 #pragma once
 
 #include <span>
 #include <vector>
 
+#include "kiln/core/ops/optimizer_ops_record.h"
 #include "kiln/core/optimizer_math.h"
 #include "kiln/core/tensor.h"
 
@@ -55,9 +56,8 @@ void clamp_(Tensor& x, float lo, float hi);
 
 namespace op {
 
-// What check() gathers for the kernels: the count, sizes and data pointers of the lists.
+// What check() gathers, and the record points into: the sizes and data pointers of the lists.
 struct TensorLists {
-  int count = 0;
   std::vector<std::int64_t> sizes;
   std::vector<float*> a, b, c, d;  // the op's lists in its order (params, grads, ...)
 };
@@ -73,9 +73,9 @@ struct SgdStep {
   bool first_step;
   const StepScalarRows* per_step;
   std::span<Tensor* const> bf16_copies;
-  TensorLists lists;  // a: params, b: grads, c: momentum buffers (empty without momentum)
-  StepRowsOnDevice rows;
-  std::vector<std::uint16_t*> copies;
+  TensorLists lists{};  // a: params, b: grads, c: momentum buffers (empty without momentum)
+  std::vector<std::uint16_t*> copies{};
+  rec::SgdStep record{};
   void check_config() const;
   void check();
   Device device() const { return params[0]->device(); }
@@ -92,10 +92,9 @@ struct AdamStep {
   const StepScalarRows* per_step;
   std::span<Tensor* const> bf16_copies;
   std::span<const std::uint8_t> decayed;  // empty: all
-  TensorLists lists;                      // a: params, b: grads, c: exp_avg, d: exp_avg_sq
-  AdamScalars scalars;
-  StepRowsOnDevice rows;
-  std::vector<std::uint16_t*> copies;
+  TensorLists lists{};                    // a: params, b: grads, c: exp_avg, d: exp_avg_sq
+  std::vector<std::uint16_t*> copies{};
+  rec::AdamStep record{};
   void check_config() const;
   void check();
   Device device() const { return params[0]->device(); }
@@ -105,7 +104,8 @@ struct MultiSumSquares {
   static constexpr const char* kName = "multi_sum_squares";
   std::span<const Tensor* const> tensors;
   Tensor& out;
-  TensorLists lists;  // a: tensors
+  TensorLists lists{};  // a: tensors
+  rec::MultiSumSquares record{};
   void check();
   Device device() const { return tensors.empty() ? out.device() : tensors[0]->device(); }
 };
@@ -116,7 +116,8 @@ struct ClipByGlobalNorm {
   const Tensor& norm_sq;
   float max_norm;
   Tensor* norm;
-  TensorLists lists;  // a: tensors
+  TensorLists lists{};  // a: tensors
+  rec::ClipByGlobalNorm record{};
   void check();
   Device device() const { return tensors.empty() ? norm_sq.device() : tensors[0]->device(); }
 };
@@ -125,7 +126,8 @@ struct Clamp {
   static constexpr const char* kName = "clamp_";
   std::span<Tensor* const> tensors;
   float lo, hi;
-  TensorLists lists;  // a: tensors
+  TensorLists lists{};  // a: tensors
+  rec::Clamp record{};
   void check_range() const;
   void check();
   Device device() const { return tensors[0]->device(); }

@@ -72,21 +72,31 @@ Shape pool2d_output_shape(const Shape& x, const Pool2dOptions& options) {
 namespace op {
 
 void MaxPool2dForward::check() {
-  g = check_pool(kName, x, y, options);
+  const Window2d g = check_pool(kName, x, y, options);
   check_argmax(kName, x, y, argmax);
+  record = {g, x.data<float>(), y.data<float>(), argmax.data<std::int32_t>()};
 }
 
 void MaxPool2dBackward::check() {
-  g = check_pool(kName, x, y, options);
+  const Window2d g = check_pool(kName, x, y, options);
   check_argmax(kName, x, y, argmax);
   check_gradients(kName, x, y, dy, dx);
+  record = {g,
+            x.data<float>(),
+            y.data<float>(),
+            argmax.data<std::int32_t>(),
+            dy.data<float>(),
+            dx.data<float>()};
 }
 
-void AvgPool2dForward::check() { g = check_pool(kName, x, y, options); }
+void AvgPool2dForward::check() {
+  record = {check_pool(kName, x, y, options), x.data<float>(), y.data<float>()};
+}
 
 void AvgPool2dBackward::check() {
-  g = check_pool(kName, x, y, options);
+  const Window2d g = check_pool(kName, x, y, options);
   check_gradients(kName, x, y, dy, dx);
+  record = {g, x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>()};
 }
 
 }  // namespace op

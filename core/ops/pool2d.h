@@ -1,9 +1,10 @@
 // max_pool2d and avg_pool2d, forward and backward (NCHW, per channel; floor mode, padding at most
-// half the kernel, as PyTorch). check() works out the geometry once; kernels in
+// half the kernel, as PyTorch). check() works out the geometry once, in the record; kernels in
 // core/cpu/pool2d.cpp (which routes max-pool gradients by the argmax it recorded) and
 // core/cuda/pool2d.cpp (cuDNN, which compares x with y again: why the backward ops take x and y).
 #pragma once
 
+#include "kiln/core/ops/pool2d_record.h"
 #include "kiln/core/tensor.h"
 #include "kiln/core/window2d.h"
 
@@ -38,7 +39,7 @@ struct MaxPool2dForward {
   Tensor& y;
   Tensor& argmax;
   Pool2dOptions options;
-  Window2d g{};
+  rec::MaxPool2dForward record{};  // filled by check()
   void check();
   Device device() const { return x.device(); }
 };
@@ -51,7 +52,7 @@ struct MaxPool2dBackward {
   const Tensor& dy;
   Tensor& dx;
   Pool2dOptions options;
-  Window2d g{};
+  rec::MaxPool2dBackward record{};  // filled by check()
   void check();
   Device device() const { return x.device(); }
 };
@@ -61,7 +62,7 @@ struct AvgPool2dForward {
   const Tensor& x;
   Tensor& y;
   Pool2dOptions options;
-  Window2d g{};
+  rec::AvgPool2dForward record{};  // filled by check()
   void check();
   Device device() const { return x.device(); }
 };
@@ -73,7 +74,7 @@ struct AvgPool2dBackward {
   const Tensor& dy;
   Tensor& dx;
   Pool2dOptions options;
-  Window2d g{};
+  rec::AvgPool2dBackward record{};  // filled by check()
   void check();
   Device device() const { return x.device(); }
 };

@@ -13,25 +13,13 @@ namespace {
 
 bool built() { return false; }
 bool active() { return false; }
-void gemm(bool, bool, Index, Index, Index, float, const float*, const float*, float, float*, bool) {
-  absent("gemm");
-}
-void linear_forward(Index, Index, Index, const float*, const float*, const std::uint16_t*,
-                    const float*, bool, float*, bool) {
-  absent("linear_forward");
-}
-void linear_backward(Index, Index, Index, const float*, const float*, const float*,
-                     const std::uint16_t*, const float*, float*, float*, float*, float*, bool) {
-  absent("linear_backward");
-}
+void gemm(const rec::Gemm&, bool) { absent("gemm"); }
+void linear_forward(const rec::LinearForward&, bool) { absent("linear_forward"); }
+void linear_backward(const rec::LinearBackward&, bool) { absent("linear_backward"); }
 bool supports_conv(const Window2d&) { return false; }
-void conv2d_forward(const Window2d&, const float*, const float*, const float*, float*, bool) {
-  absent("conv2d_forward");
-}
-void conv2d_backward_data(const Window2d&, const float*, const float*, float*, bool) {
-  absent("conv2d_backward_data");
-}
-void conv2d_backward_filter(const Window2d&, const float*, const float*, float*, float*, bool) {
+void conv2d_forward(const rec::Conv2dForward&, bool) { absent("conv2d_forward"); }
+void conv2d_backward_data(const rec::Conv2dBackwardData&, bool) { absent("conv2d_backward_data"); }
+void conv2d_backward_filter(const rec::Conv2dBackwardFilter&, bool) {
   absent("conv2d_backward_filter");
 }
 std::size_t matmul_scratchpad_bytes(bool, bool, Index, Index, Index, float, bool, float, bool) {

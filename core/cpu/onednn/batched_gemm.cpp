@@ -35,13 +35,14 @@ dnnl::matmul::primitive_desc batched_pd(bool trans_a, bool trans_b, Index batch,
 }
 
 bool supports(const op::BatchedGemm& o) {
-  return o.batch > 0 && o.m > 0 && o.n > 0 && o.k > 0 && o.alpha != 0.0f;
+  const rec::BatchedGemm& r = o.record;
+  return r.batch > 0 && r.m > 0 && r.n > 0 && r.k > 0 && r.alpha != 0.0f;
 }
 
-void kernel(op::BatchedGemm& o) {
+void batched_gemm(const rec::BatchedGemm& o) {
   const bool bf16 = bf16_products();
-  const Operand a = operand(o.a.data<float>(), o.a.numel(), bf16, 0);
-  const Operand b = operand(o.b.data<float>(), o.b.numel(), bf16, 1);
+  const Operand a = operand(o.a, o.batch * o.m * o.k, bf16, 0);
+  const Operand b = operand(o.b, o.batch * o.k * o.n, bf16, 1);
   const std::string key = fmt::format("batched_matmul {}{} {}x{}x{}x{} {:a} {:a} {}{}", o.trans_a,
                                       o.trans_b, o.batch, o.m, o.n, o.k, o.alpha, o.beta,
                                       static_cast<int>(a.type), static_cast<int>(b.type));
@@ -57,12 +58,12 @@ void kernel(op::BatchedGemm& o) {
     const dnnl::engine& e = context().engine;
     execute(p, {{DNNL_ARG_SRC, dnnl::memory(a_md, e, a.data)},
                 {DNNL_ARG_WEIGHTS, dnnl::memory(b_md, e, b.data)},
-                {DNNL_ARG_DST, dnnl::memory(c_md, e, o.out.data<float>())}});
+                {DNNL_ARG_DST, dnnl::memory(c_md, e, o.out)}});
   });
 }
 
-const RegisterKernel<op::BatchedGemm> kBatchedGemm(Backend::onednn, kernel, "fp32 bf16", "oneDNN",
-                                                   supports);
+const RegisterKernel<op::BatchedGemm> kBatchedGemm(Backend::onednn, on_record<batched_gemm>,
+                                                   "fp32 bf16", "oneDNN", supports);
 
 }  // namespace
 

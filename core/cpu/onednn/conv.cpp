@@ -136,8 +136,10 @@ const Built<Primitive>& built(const std::string& key, Make&& make) {
 
 }  // namespace
 
-void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias, float* y,
-                    bool bf16) {
+void conv2d_forward(const rec::Conv2dForward& r, bool bf16) {
+  const Window2d& g = r.g;
+  const float *x = r.x, *w = r.w, *bias = r.bias;
+  float* y = r.y;
   const std::string key = "conv fwd " + shapes(g, bf16) + (bias ? " bias" : "");
   guarded("convolution forward", key, [&] {
     const Geometry s = geometry(g);
@@ -157,8 +159,10 @@ void conv2d_forward(const Window2d& g, const float* x, const float* w, const flo
   });
 }
 
-void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx,
-                          bool bf16) {
+void conv2d_backward_data(const rec::Conv2dBackwardData& r, bool bf16) {
+  const Window2d& g = r.g;
+  const float *dy = r.dy, *w = r.w;
+  float* dx = r.dx;
   const std::string key = "conv bwd data " + shapes(g, bf16);
   guarded("convolution backward data", key, [&] {
     const Geometry s = geometry(g);
@@ -182,8 +186,10 @@ void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, fl
   });
 }
 
-void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, float* dw,
-                            float* dbias, bool bf16) {
+void conv2d_backward_filter(const rec::Conv2dBackwardFilter& r, bool bf16) {
+  const Window2d& g = r.g;
+  const float *x = r.x, *dy = r.dy;
+  float *dw = r.dw, *dbias = r.dbias;
   const std::string key = "conv bwd weights " + shapes(g, bf16);
   guarded("convolution backward weights", key, [&] {
     const Geometry s = geometry(g);

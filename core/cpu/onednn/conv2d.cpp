@@ -8,31 +8,22 @@
 namespace kiln::cpu::onednn {
 namespace {
 
-template <typename Op> bool supports(const Op& o) { return o.g.n > 0 && supports_conv(o.g); }
-
-void forward_kernel(op::Conv2dForward& o) {
-  conv2d_forward(o.g, o.x.data<float>(), o.weight.data<float>(),
-                 o.bias.defined() ? o.bias.data<float>() : nullptr, o.y.data<float>(),
-                 bf16_products());
-}
-void backward_data_kernel(op::Conv2dBackwardData& o) {
-  conv2d_backward_data(o.g, o.dy.data<float>(), o.weight.data<float>(), o.dx.data<float>(),
-                       bf16_products());
-}
-void backward_filter_kernel(op::Conv2dBackwardFilter& o) {
-  conv2d_backward_filter(o.g, o.x.data<float>(), o.dy.data<float>(), o.dweight.data<float>(),
-                         o.dbias.defined() ? o.dbias.data<float>() : nullptr, bf16_products());
+template <typename Op> bool supports(const Op& o) {
+  return o.record.g.n > 0 && supports_conv(o.record.g);
 }
 
-const RegisterKernel<op::Conv2dForward> kForward(Backend::onednn, forward_kernel, "fp32 bf16",
-                                                 "oneDNN", supports<op::Conv2dForward>);
-const RegisterKernel<op::Conv2dBackwardData> kBackwardData(Backend::onednn, backward_data_kernel,
-                                                           "fp32 bf16", "oneDNN",
-                                                           supports<op::Conv2dBackwardData>);
-const RegisterKernel<op::Conv2dBackwardFilter> kBackwardFilter(Backend::onednn,
-                                                               backward_filter_kernel, "fp32 bf16",
-                                                               "oneDNN",
-                                                               supports<op::Conv2dBackwardFilter>);
+// At the process's matmul precision.
+template <auto Conv, typename Record> void body(const Record& o) { Conv(o, bf16_products()); }
+
+const RegisterKernel<op::Conv2dForward> kForward(
+    Backend::onednn, on_record<body<conv2d_forward, rec::Conv2dForward>>, "fp32 bf16", "oneDNN",
+    supports<op::Conv2dForward>);
+const RegisterKernel<op::Conv2dBackwardData> kBackwardData(
+    Backend::onednn, on_record<body<conv2d_backward_data, rec::Conv2dBackwardData>>, "fp32 bf16",
+    "oneDNN", supports<op::Conv2dBackwardData>);
+const RegisterKernel<op::Conv2dBackwardFilter> kBackwardFilter(
+    Backend::onednn, on_record<body<conv2d_backward_filter, rec::Conv2dBackwardFilter>>,
+    "fp32 bf16", "oneDNN", supports<op::Conv2dBackwardFilter>);
 
 }  // namespace
 }  // namespace kiln::cpu::onednn

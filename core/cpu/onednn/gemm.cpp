@@ -8,14 +8,16 @@
 namespace kiln::cpu::onednn {
 namespace {
 
-bool supports(const op::Gemm& o) { return o.m > 0 && o.n > 0 && o.k > 0 && o.alpha != 0.0f; }
-
-void gemm_kernel(op::Gemm& o) {
-  gemm(o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, o.a.data<float>(), o.b.data<float>(), o.beta,
-       o.out.data<float>(), bf16_products());
+bool supports(const op::Gemm& o) {
+  const rec::Gemm& r = o.record;
+  return r.m > 0 && r.n > 0 && r.k > 0 && r.alpha != 0.0f;
 }
 
-const RegisterKernel<op::Gemm> kGemm(Backend::onednn, gemm_kernel, "fp32 bf16", "oneDNN", supports);
+// At the process's matmul precision.
+void gemm_body(const rec::Gemm& o) { gemm(o, bf16_products()); }
+
+const RegisterKernel<op::Gemm> kGemm(Backend::onednn, on_record<gemm_body>, "fp32 bf16", "oneDNN",
+                                     supports);
 
 }  // namespace
 }  // namespace kiln::cpu::onednn

@@ -8,25 +8,19 @@
 namespace kiln::cpu::onednn {
 namespace {
 
-template <typename Op> bool supports(const Op& o) { return o.n > 0 && o.in > 0 && o.out > 0; }
-
-float* data_or_null(const Tensor& t) { return t.defined() ? t.data<float>() : nullptr; }
-
-void forward_kernel(op::LinearForward& o) {
-  linear_forward(o.n, o.in, o.out, o.x.data<float>(), o.weight.data<float>(), o.w_bf16,
-                 data_or_null(o.bias), o.relu, o.y.data<float>(), bf16_products());
-}
-void backward_kernel(op::LinearBackward& o) {
-  linear_backward(o.n, o.in, o.out, o.dy.data<float>(), o.x.data<float>(), o.weight.data<float>(),
-                  o.w_bf16, data_or_null(o.y), o.dweight.data<float>(), data_or_null(o.dbias),
-                  o.dx != nullptr ? o.dx->data<float>() : nullptr,
-                  o.y.defined() ? o.dpre.data<float>() : nullptr, bf16_products());
+template <typename Op> bool supports(const Op& o) {
+  return o.record.n > 0 && o.record.in > 0 && o.record.out > 0;
 }
 
-const RegisterKernel<op::LinearForward> kForward(Backend::onednn, forward_kernel, "fp32 bf16",
+// At the process's matmul precision.
+void forward(const rec::LinearForward& o) { linear_forward(o, bf16_products()); }
+void backward(const rec::LinearBackward& o) { linear_backward(o, bf16_products()); }
+
+const RegisterKernel<op::LinearForward> kForward(Backend::onednn, on_record<forward>, "fp32 bf16",
                                                  "oneDNN", supports<op::LinearForward>);
-const RegisterKernel<op::LinearBackward> kBackward(Backend::onednn, backward_kernel, "fp32 bf16",
-                                                   "oneDNN", supports<op::LinearBackward>);
+const RegisterKernel<op::LinearBackward> kBackward(Backend::onednn, on_record<backward>,
+                                                   "fp32 bf16", "oneDNN",
+                                                   supports<op::LinearBackward>);
 
 }  // namespace
 }  // namespace kiln::cpu::onednn

@@ -136,23 +136,26 @@ std::size_t matmul_scratchpad_bytes(bool trans_a, bool trans_b, Index m, Index n
   return bytes;
 }
 
-void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
-          const float* b, float beta, float* c, bool bf16) {
-  matmul(trans_a, trans_b, m, n, k, alpha, operand(a, m * k, bf16, 0), operand(b, k * n, bf16, 1),
-         nullptr, beta, c);
+void gemm(const rec::Gemm& o, bool bf16) {
+  matmul(o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, operand(o.a, o.m * o.k, bf16, 0),
+         operand(o.b, o.k * o.n, bf16, 1), nullptr, o.beta, o.out);
 }
 
-void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
-                    const std::uint16_t* w_bf16, const float* bias, bool relu, float* y,
-                    bool bf16) {
+void linear_forward(const rec::LinearForward& o, bool bf16) {
+  const Index n = o.n, in = o.in, out = o.out;
+  const float *x = o.x, *w = o.w, *bias = o.bias;
+  const std::uint16_t* w_bf16 = o.w_bf16;
+  float* y = o.y;
   matmul(false, true, n, out, in, 1.0f, operand(x, n * in, bf16, 0),
          weight_operand(w, w_bf16, out * in, bf16), bias, 0.0f, y);
-  if (relu) cpu::activation_forward({Activation::relu, n * out, y, y, 0.0f});
+  if (o.relu) cpu::activation_forward({Activation::relu, n * out, y, y, 0.0f});
 }
 
-void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
-                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias,
-                     float* dx, float* dpre, bool bf16) {
+void linear_backward(const rec::LinearBackward& o, bool bf16) {
+  const Index n = o.n, in = o.in, out = o.out;
+  const float *dy = o.dy, *x = o.x, *w = o.w, *y_relu = o.y_relu;
+  const std::uint16_t* w_bf16 = o.w_bf16;
+  float *dw = o.dw, *dbias = o.dbias, *dx = o.dx, *dpre = o.dpre;
   Operand g{const_cast<float*>(dy), dt::f32};
   if (bf16 && cpu_has_bf16_instructions()) {  // dpre straight into bf16: both products take it so
     auto* bits = static_cast<std::uint16_t*>(staging(static_cast<std::size_t>(n * out) * 2, 2));

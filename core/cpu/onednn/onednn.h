@@ -13,6 +13,9 @@
 #include <cstdint>
 #include <string>
 
+#include "kiln/core/ops/conv2d_record.h"
+#include "kiln/core/ops/gemm_record.h"
+#include "kiln/core/ops/linear_record.h"
 #include "kiln/core/window2d.h"
 
 namespace kiln::cpu::onednn {
@@ -23,18 +26,14 @@ using Index = std::int64_t;
 bool built();
 bool active();
 
-// c (m, n) = alpha * op(a) @ op(b) + beta * c, row-major; beta == 0 never reads c. bf16: the
-// inputs are rounded to bfloat16 and multiplied with fp32 accumulation.
-void gemm(bool trans_a, bool trans_b, Index m, Index n, Index k, float alpha, const float* a,
-          const float* b, float beta, float* c, bool bf16);
+// out (m, n) = alpha * op(a) @ op(b) + beta * out, row-major; beta == 0 never reads out. bf16:
+// the inputs are rounded to bfloat16 and multiplied with fp32 accumulation.
+void gemm(const rec::Gemm& o, bool bf16);
 
-// Linear's forward and backward, as cpu::linear_forward / cpu::linear_backward; w_bf16 (or
-// null) is the weight's bf16 copy, used for bf16 products where the CPU has bf16 instructions.
-void linear_forward(Index n, Index in, Index out, const float* x, const float* w,
-                    const std::uint16_t* w_bf16, const float* bias, bool relu, float* y, bool bf16);
-void linear_backward(Index n, Index in, Index out, const float* dy, const float* x, const float* w,
-                     const std::uint16_t* w_bf16, const float* y_relu, float* dw, float* dbias,
-                     float* dx, float* dpre, bool bf16);
+// Linear's forward and backward, as core/cpu/linear.cpp's; w_bf16 (or null) is the weight's
+// bf16 copy, used for bf16 products where the CPU has bf16 instructions.
+void linear_forward(const rec::LinearForward& o, bool bf16);
+void linear_backward(const rec::LinearBackward& o, bool bf16);
 
 // The scratchpad bytes oneDNN's primitive for that product (a batch of them) asks for at the
 // calling thread's thread count and these operand types: what the memory estimate counts
@@ -50,11 +49,9 @@ void release_workspace();
 // for the geometries oneDNN cannot express (a floor-mode output that leaves input rows unread
 // needs a negative right padding); those take the reference path.
 bool supports_conv(const Window2d& g);
-void conv2d_forward(const Window2d& g, const float* x, const float* w, const float* bias, float* y,
-                    bool bf16);
-void conv2d_backward_data(const Window2d& g, const float* dy, const float* w, float* dx, bool bf16);
-void conv2d_backward_filter(const Window2d& g, const float* x, const float* dy, float* dw,
-                            float* dbias, bool bf16);
+void conv2d_forward(const rec::Conv2dForward& o, bool bf16);
+void conv2d_backward_data(const rec::Conv2dBackwardData& o, bool bf16);
+void conv2d_backward_filter(const rec::Conv2dBackwardFilter& o, bool bf16);
 
 // "avx512_core_amx", "avx2", ...: the instruction set oneDNN generates kernels for on this
 // machine (its DNNL_MAX_CPU_ISA environment variable caps it, e.g. AVX2 to try an AVX2-only
