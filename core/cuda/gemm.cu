@@ -43,28 +43,15 @@ cublasHandle_t cublas_handle_for_call(cudaStream_t stream, MatmulPrecision preci
 }
 
 void gemm(const rec::Gemm& o, cudaStream_t stream) {
-  const bool trans_a = o.trans_a, trans_b = o.trans_b;
-  const Index m = o.m, n = o.n, k = o.k;
-  const float alpha = o.alpha, beta = o.beta;
-  const float *a = o.a, *b = o.b;
-  float* c = o.out;
-  if (m == 0 || n == 0) return;
-  if (scale_if_nothing_to_multiply(m * n, k, alpha, beta, c, stream)) return;
+  if (o.m == 0 || o.n == 0) return;
+  if (scale_if_nothing_to_multiply(o.m * o.n, o.k, o.alpha, o.beta, o.out, stream)) return;
   const MatmulPrecision precision = matmul_precision();
   cublasHandle_t handle = cublas_handle_for_call(stream, precision);
-  // cuBLAS is column-major, and a row-major (r, c) matrix is the column-major (c, r) matrix of
-  // the same memory. So compute cᵀ (n, m) = op(b)ᵀ (n, k) · op(a)ᵀ (k, m) in column-major:
-  // b comes first, and each operand keeps its own transpose flag.
-  //   b row-major (k, n) = column-major (n, k), ld n; transposed: (n, k) = col (k, n), ld k.
-  //   a row-major (m, k) = column-major (k, m), ld k; transposed: (k, m) = col (m, k), ld m.
-  const cublasOperation_t op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const Index ld_b = trans_b ? k : n;
-  const Index ld_a = trans_a ? m : k;
+  const ColumnMajorOperands c = column_major_operands(o.trans_a, o.trans_b, o.m, o.n, o.k);
   // The 64-bit API: no silent int truncation for a dimension or leading dimension past 2^31.
-  KILN_CUBLAS_CHECK(cublasGemmEx_64(handle, op_b, op_a, n, m, k, &alpha, b, CUDA_R_32F, ld_b, a,
-                                    CUDA_R_32F, ld_a, &beta, c, CUDA_R_32F, n,
-                                    compute_type(precision), CUBLAS_GEMM_DEFAULT));
+  KILN_CUBLAS_CHECK(cublasGemmEx_64(handle, c.op_b, c.op_a, o.n, o.m, o.k, &o.alpha, o.b,
+                                    CUDA_R_32F, c.ld_b, o.a, CUDA_R_32F, c.ld_a, &o.beta, o.out,
+                                    CUDA_R_32F, o.n, compute_type(precision), CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace kiln::cuda
