@@ -8,11 +8,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define KILN_OPT_HD __host__ __device__ __forceinline__
-#else
-#define KILN_OPT_HD inline
-#endif
+#include "kiln/core/host_device.h"
 
 namespace kiln {
 
@@ -61,13 +57,13 @@ struct StepRowsOnDevice {
   std::int32_t* cursor = nullptr;
 };
 
-KILN_OPT_HD const float* current_row(const StepRowsOnDevice& r) {
+KILN_HOST_DEVICE const float* current_row(const StepRowsOnDevice& r) {
   const std::int32_t i = *r.cursor;
   return r.rows + static_cast<std::int64_t>(i < r.count ? i : r.count - 1) * r.width;
 }
 
 // An AdamScalars as a row of 5 floats and back, in field order.
-KILN_OPT_HD AdamScalars adam_scalars_from_row(const float* row) {
+KILN_HOST_DEVICE AdamScalars adam_scalars_from_row(const float* row) {
   return {row[0], row[1], row[2], row[3], row[4]};
 }
 inline void adam_scalars_to_row(const AdamScalars& s, float* row) {
@@ -91,7 +87,8 @@ inline AdamScalars adam_scalars(const AdamConfig& c, std::int64_t step) {
 //   buf = g on the first step, else momentum * buf + (1 - dampening) * g
 //   g = nesterov ? g + momentum * buf : buf            (when momentum > 0)
 //   p = p - lr * g
-KILN_OPT_HD float sgd_update(const SgdConfig& c, bool first_step, float p, float g, float& buf) {
+KILN_HOST_DEVICE float sgd_update(const SgdConfig& c, bool first_step, float p, float g,
+                                  float& buf) {
   if (c.weight_decay != 0.0f) g += c.weight_decay * p;
   if (c.momentum != 0.0f) {
     buf = first_step ? g : c.momentum * buf + (1.0f - c.dampening) * g;
@@ -101,7 +98,7 @@ KILN_OPT_HD float sgd_update(const SgdConfig& c, bool first_step, float p, float
 }
 
 // torch.lerp's formula: the branch keeps the result exact at both ends of the weight range.
-KILN_OPT_HD float lerp(float start, float end, float weight) {
+KILN_HOST_DEVICE float lerp(float start, float end, float weight) {
   return weight < 0.5f ? start + weight * (end - start) : end - (end - start) * (1.0f - weight);
 }
 
@@ -109,8 +106,8 @@ KILN_OPT_HD float lerp(float start, float end, float weight) {
 //   AdamW: p = p * (1 - lr * wd)      Adam: g = g + wd * p
 //   m = lerp(m, g, 1 - beta1)          v = beta2 * v + (1 - beta2) * g * g
 //   p = p - step_size * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-KILN_OPT_HD float adam_update(const AdamConfig& c, const AdamScalars& s, float p, float g, float& m,
-                              float& v) {
+KILN_HOST_DEVICE float adam_update(const AdamConfig& c, const AdamScalars& s, float p, float g,
+                                   float& m, float& v) {
   if (c.weight_decay != 0.0f) {
     if (c.decoupled)
       p *= s.decay;
@@ -126,7 +123,7 @@ KILN_OPT_HD float adam_update(const AdamConfig& c, const AdamScalars& s, float p
 // The config of a tensor outside the decayed group (adam_step's decayed flag 0): weight decay 0
 // skips the decay term of adam_update entirely, so such a tensor steps exactly as in a PyTorch
 // parameter group of weight_decay 0.
-KILN_OPT_HD AdamConfig config_for_tensor(const AdamConfig& c, bool decayed) {
+KILN_HOST_DEVICE AdamConfig config_for_tensor(const AdamConfig& c, bool decayed) {
   AdamConfig out = c;
   if (!decayed) out.weight_decay = 0.0f;
   return out;
@@ -134,13 +131,13 @@ KILN_OPT_HD AdamConfig config_for_tensor(const AdamConfig& c, bool decayed) {
 
 // clip_grad_norm_'s factor: max_norm / (norm + 1e-6), clamped above at 1. NaN stays NaN (as
 // torch.clamp leaves it), so a non-finite norm poisons the gradients visibly.
-KILN_OPT_HD float clip_coefficient(float norm_sq, float max_norm) {
+KILN_HOST_DEVICE float clip_coefficient(float norm_sq, float max_norm) {
   const float coef = max_norm / (sqrtf(norm_sq) + 1e-6f);
   return coef > 1.0f ? 1.0f : coef;
 }
 
 // torch.clamp: NaN passes through.
-KILN_OPT_HD float clamp_value(float x, float lo, float hi) {
+KILN_HOST_DEVICE float clamp_value(float x, float lo, float hi) {
   return x < lo ? lo : (x > hi ? hi : x);
 }
 

@@ -6,11 +6,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define KILN_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define KILN_HOST_DEVICE inline
-#endif
+#include "kiln/core/host_device.h"
 
 namespace kiln::philox {
 

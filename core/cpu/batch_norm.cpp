@@ -59,11 +59,7 @@ void forward_train(const rec::BatchNormForwardTrain& o) {
     const float invstd = static_cast<float>(1.0 / std::sqrt(var + static_cast<double>(eps)));
     save_mean[ch] = mean_f;
     save_invstd[ch] = invstd;
-    // The running variance is the unbiased estimate, as PyTorch keeps it.
-    const float unbiased =
-        static_cast<float>(var * static_cast<double>(m) / static_cast<double>(m - 1));
-    running_mean[ch] = (1.0f - momentum) * running_mean[ch] + momentum * mean_f;
-    running_var[ch] = (1.0f - momentum) * running_var[ch] + momentum * unbiased;
+    rec::update_running_statistics(momentum, mean_f, var, m, running_mean[ch], running_var[ch]);
     const float scale = invstd * gamma[ch], shift = beta[ch];
     for_channel(n, c, l, ch, [&](Index k) { y[k] = std::fma(x[k] - mean_f, scale, shift); });
   }

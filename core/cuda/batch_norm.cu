@@ -44,10 +44,7 @@ __global__ void train_forward_kernel(rec::BatchNormForwardTrain o) {
     if (threadIdx.x == 0) {
       save_mean[ch] = mean_f;
       save_invstd[ch] = invstd;
-      const float unbiased =
-          static_cast<float>(var * static_cast<double>(m) / static_cast<double>(m - 1));
-      running_mean[ch] = (1.0f - momentum) * running_mean[ch] + momentum * mean_f;
-      running_var[ch] = (1.0f - momentum) * running_var[ch] + momentum * unbiased;
+      rec::update_running_statistics(momentum, mean_f, var, m, running_mean[ch], running_var[ch]);
     }
     const float scale = invstd * gamma[ch], shift = beta[ch];
     for (Index k = threadIdx.x; k < m; k += kThreads) {

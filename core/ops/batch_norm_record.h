@@ -3,6 +3,7 @@
 // viewed as (n, c, l); every per-channel tensor (c).
 #pragma once
 
+#include "kiln/core/host_device.h"
 #include "kiln/core/op_record.h"
 
 namespace kiln::rec {
@@ -19,6 +20,17 @@ struct BatchNormForwardTrain {
   float* save_mean;     // "="
   float* save_invstd;   // "="
 };
+
+// The running statistics after a training batch of m values of one channel, whose mean and
+// biased variance (what the batch is normalised by) are given: the variance kept is the unbiased
+// estimate, as PyTorch keeps it. The CPU body and the CUDA kernel both call it.
+KILN_HOST_DEVICE void update_running_statistics(float momentum, float mean, double var, Index m,
+                                                float& running_mean, float& running_var) {
+  const float unbiased =
+      static_cast<float>(var * static_cast<double>(m) / static_cast<double>(m - 1));
+  running_mean = (1.0f - momentum) * running_mean + momentum * mean;
+  running_var = (1.0f - momentum) * running_var + momentum * unbiased;
+}
 
 struct BatchNormForwardEval {
   Index n, c, l;
