@@ -9,8 +9,12 @@ namespace kiln {
 
 namespace {
 
+// A field as text; nothing where it is not recorded.
 std::optional<std::string> text(const std::string& v) {
   return v.empty() ? std::nullopt : std::optional<std::string>(v);
+}
+std::optional<std::string> text(std::int64_t batch_size) {
+  return batch_size > 0 ? std::optional<std::string>(std::to_string(batch_size)) : std::nullopt;
 }
 template <typename T> std::optional<std::string> text(const std::optional<T>& v) {
   if (!v) return std::nullopt;
@@ -39,28 +43,11 @@ std::string describe_structure(const Module& model) {
 }
 
 std::vector<RunField> description_fields(const RunDescription& r) {
-  const std::optional<std::string> batch =
-      r.batch_size > 0 ? std::optional<std::string>(std::to_string(r.batch_size)) : std::nullopt;
-  return {{Setting::run_batch_size, batch},
-          {Setting::run_beta1, text(r.beta1)},
-          {Setting::run_beta2, text(r.beta2)},
-          {Setting::clip_grad_norm, text(r.clip_grad_norm)},
-          {Setting::run_data, text(r.data)},
-          {Setting::run_eps, text(r.eps)},
-          {Setting::run_loss, text(r.loss)},
-          {Setting::run_lr, text(r.lr)},
-          {Setting::run_model, text(r.model)},
-          {Setting::run_momentum, text(r.momentum)},
-          {Setting::run_nesterov, text(r.nesterov)},
-          {Setting::run_shuffle, text(r.shuffle)},
-          {Setting::run_optimizer, text(r.optimizer)},
-          {Setting::run_samples, text(r.samples)},
-          {Setting::run_schedule, text(r.schedule)},
-          {Setting::run_seed, text(r.seed)},
-          {Setting::run_test_data, r.test_data},
-          {Setting::run_test_share, text(r.test_share)},
-          {Setting::run_weight_decay, text(r.weight_decay)},
-          {Setting::run_weight_decay_groups, text(r.weight_decay_groups)}};
+  std::vector<RunField> fields;
+  visit_run_fields(r, [&fields](const char*, Setting setting, const auto& value) {
+    fields.push_back({setting, text(value)});
+  });
+  return fields;
 }
 
 std::vector<RunField> fingerprint_fields(const RunFingerprint& f) {

@@ -65,8 +65,35 @@ struct RunField {
   std::optional<std::string> value;
 };
 
-// The description's fields in a fixed order (that of the train app's flags for them, so that
-// its messages list them as they always did).
+// RunDescription's fields, each written once: `visit(name, setting, member)` for each, `name` its
+// key in state.json's "run", in the order of the train app's flags for them (its messages list
+// them so). A field's type says how it is unset: an empty string, an empty optional, a batch of
+// 0. description_fields, the comparisons built on it and state.json's "run"
+// (checkpoint/training_state.cpp) are generated from this list.
+template <typename Run, typename Visit> void visit_run_fields(Run& r, Visit&& visit) {
+  visit("batch_size", Setting::run_batch_size, r.batch_size);
+  visit("beta1", Setting::run_beta1, r.beta1);
+  visit("beta2", Setting::run_beta2, r.beta2);
+  visit("clip_grad_norm", Setting::clip_grad_norm, r.clip_grad_norm);
+  visit("data", Setting::run_data, r.data);
+  visit("eps", Setting::run_eps, r.eps);
+  visit("loss", Setting::run_loss, r.loss);
+  visit("lr", Setting::run_lr, r.lr);
+  visit("model", Setting::run_model, r.model);
+  visit("momentum", Setting::run_momentum, r.momentum);
+  visit("nesterov", Setting::run_nesterov, r.nesterov);
+  visit("shuffle", Setting::run_shuffle, r.shuffle);
+  visit("optimizer", Setting::run_optimizer, r.optimizer);
+  visit("samples", Setting::run_samples, r.samples);
+  visit("schedule", Setting::run_schedule, r.schedule);
+  visit("seed", Setting::run_seed, r.seed);
+  visit("test_data", Setting::run_test_data, r.test_data);
+  visit("test_share", Setting::run_test_share, r.test_share);
+  visit("weight_decay", Setting::run_weight_decay, r.weight_decay);
+  visit("weight_decay_groups", Setting::run_weight_decay_groups, r.weight_decay_groups);
+}
+
+// The description's fields as text, in visit_run_fields' order.
 std::vector<RunField> description_fields(const RunDescription& run);
 // The description's fields, then the model's structure (as its fnv1a, which is short and equal
 // exactly when the structures are) and the Trainer's settings: what the ranks compare.

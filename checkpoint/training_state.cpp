@@ -71,66 +71,67 @@ bool bool_field(const nlohmann::json& j, const char* name, const std::string& pa
 // as the run was given, and reads back to the same float.
 double as_written(float v) { return std::stod(fmt::format("{}", v)); }
 
-// RunDescription as JSON: the fields set, by their names; unset ones left out.
+// RunDescription as JSON: the fields set, by their names (checkpoint/run_fingerprint.h's
+// visit_run_fields); unset ones left out.
+void put(nlohmann::ordered_json& j, const char* name, const std::string& v) {
+  if (!v.empty()) j[name] = v;
+}
+void put(nlohmann::ordered_json& j, const char* name, std::int64_t batch_size) {
+  if (batch_size > 0) j[name] = batch_size;
+}
+void put(nlohmann::ordered_json& j, const char* name, const std::optional<float>& v) {
+  if (v) j[name] = as_written(*v);
+}
+template <typename T>
+void put(nlohmann::ordered_json& j, const char* name, const std::optional<T>& v) {
+  if (v) j[name] = *v;
+}
+
 nlohmann::ordered_json run_to_json(const RunDescription& r) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  auto put_string = [&](const char* name, const std::string& v) {
-    if (!v.empty()) j[name] = v;
-  };
-  auto put_float = [&](const char* name, const std::optional<float>& v) {
-    if (v) j[name] = as_written(*v);
-  };
-  put_string("model", r.model);
-  put_string("data", r.data);
-  put_string("optimizer", r.optimizer);
-  if (r.seed) j["seed"] = *r.seed;
-  if (r.batch_size > 0) j["batch_size"] = r.batch_size;
-  if (r.samples) j["samples"] = *r.samples;
-  put_float("lr", r.lr);
-  put_float("weight_decay", r.weight_decay);
-  put_float("momentum", r.momentum);
-  if (r.nesterov) j["nesterov"] = *r.nesterov;
-  put_float("beta1", r.beta1);
-  put_float("beta2", r.beta2);
-  put_float("eps", r.eps);
-  put_string("schedule", r.schedule);
-  put_string("loss", r.loss);
-  if (r.shuffle) j["shuffle"] = *r.shuffle;
-  if (r.test_share) j["test_share"] = *r.test_share;
-  if (r.test_data) j["test_data"] = *r.test_data;
-  put_string("weight_decay_groups", r.weight_decay_groups);
-  put_float("clip_grad_norm", r.clip_grad_norm);
+  visit_run_fields(r, [&j](const char* name, Setting, const auto& v) { put(j, name, v); });
   return j;
+}
+
+// A field of "run", read with its type checked (a batch at least 1, a count of samples at least 0).
+void get(const nlohmann::json& j, const char* name, const std::string& path, std::string& v) {
+  v = string_field(j, name, path);
+}
+void get(const nlohmann::json& j, const char* name, const std::string& path, std::int64_t& v) {
+  v = int_field(j, name, 1, path);
+}
+void get(const nlohmann::json& j, const char* name, const std::string& path,
+         std::optional<std::int64_t>& v) {
+  v = int_field(j, name, 0, path);
+}
+void get(const nlohmann::json& j, const char* name, const std::string& path,
+         std::optional<std::uint64_t>& v) {
+  v = unsigned_field(j, name, path);
+}
+void get(const nlohmann::json& j, const char* name, const std::string& path,
+         std::optional<float>& v) {
+  v = static_cast<float>(double_field(j, name, path));
+}
+void get(const nlohmann::json& j, const char* name, const std::string& path,
+         std::optional<double>& v) {
+  v = double_field(j, name, path);
+}
+void get(const nlohmann::json& j, const char* name, const std::string& path,
+         std::optional<bool>& v) {
+  v = bool_field(j, name, path);
+}
+void get(const nlohmann::json& j, const char* name, const std::string& path,
+         std::optional<std::string>& v) {
+  v = string_field(j, name, path);
 }
 
 RunDescription run_from_json(const nlohmann::json& j, const std::string& path) {
   KILN_CHECK(j.is_object(), "'{}': \"run\" is {}: expected an object", path,
              bare_excerpt(j.dump()));
   RunDescription r;
-  auto get_float = [&](const char* name, std::optional<float>& v) {
-    if (j.contains(name)) v = static_cast<float>(double_field(j, name, path));
-  };
-  if (j.contains("model")) r.model = string_field(j, "model", path);
-  if (j.contains("data")) r.data = string_field(j, "data", path);
-  if (j.contains("optimizer")) r.optimizer = string_field(j, "optimizer", path);
-  if (j.contains("seed")) r.seed = unsigned_field(j, "seed", path);
-  if (j.contains("batch_size")) r.batch_size = int_field(j, "batch_size", 1, path);
-  if (j.contains("samples")) r.samples = int_field(j, "samples", 0, path);
-  get_float("lr", r.lr);
-  get_float("weight_decay", r.weight_decay);
-  get_float("momentum", r.momentum);
-  if (j.contains("nesterov")) r.nesterov = bool_field(j, "nesterov", path);
-  get_float("beta1", r.beta1);
-  get_float("beta2", r.beta2);
-  get_float("eps", r.eps);
-  if (j.contains("schedule")) r.schedule = string_field(j, "schedule", path);
-  if (j.contains("loss")) r.loss = string_field(j, "loss", path);
-  if (j.contains("shuffle")) r.shuffle = bool_field(j, "shuffle", path);
-  if (j.contains("test_share")) r.test_share = double_field(j, "test_share", path);
-  if (j.contains("test_data")) r.test_data = string_field(j, "test_data", path);
-  if (j.contains("weight_decay_groups"))
-    r.weight_decay_groups = string_field(j, "weight_decay_groups", path);
-  get_float("clip_grad_norm", r.clip_grad_norm);
+  visit_run_fields(r, [&](const char* name, Setting, auto& v) {
+    if (j.contains(name)) get(j, name, path, v);
+  });
   return r;
 }
 
