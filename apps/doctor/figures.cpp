@@ -15,8 +15,11 @@ namespace {
 
 using nlohmann::json;
 
-json known(double v) { return v < 0.0 ? json(nullptr) : json(v); }
-json known(int v) { return v < 0 ? json(nullptr) : json(v); }
+// A figure as written: a number that cannot be told (-1) as null, text and flags as they are.
+json figure(double v) { return v < 0.0 ? json(nullptr) : json(v); }
+json figure(int v) { return v < 0 ? json(nullptr) : json(v); }
+json figure(bool v) { return v; }
+json figure(const std::string& v) { return v; }
 
 json processes(const std::vector<OtherProcess>& others) {
   json out = json::array();
@@ -56,79 +59,81 @@ class Reader {
   std::string source_;
 };
 
+// Every figure of the sections, each written once: v(section, key, member). The lists (the other
+// processes, the memory modules) are written and read beside it.
+template <class Figures, class Visit> void visit_figures(Figures& f, Visit&& v) {
+  v("cpu", "cores", f.cpu.cores);
+  v("cpu", "physical_cores", f.cpu.physical_cores);
+  v("cpu", "triad_single_gbs", f.cpu.triad_single_gbs);
+  v("cpu", "triad_all_gbs", f.cpu.triad_all_gbs);
+  v("cpu", "triad_threads", f.cpu.triad_threads);
+  v("cpu", "isa", f.cpu.isa);
+  v("cpu", "gemm_gflops", f.cpu.gemm_gflops);
+  v("cpu", "gemm_threads", f.cpu.gemm_threads);
+  v("cpu", "frequency_mhz", f.cpu.frequency_mhz);
+  v("cpu", "frequency_source", f.cpu.frequency_source);
+  v("cpu", "microarchitecture", f.cpu.microarchitecture);
+  v("cpu", "microarchitecture_why", f.cpu.microarchitecture_why);
+  v("cpu", "flops_per_cycle", f.cpu.flops_per_cycle);
+  v("cpu", "fma_gflops", f.cpu.fma_gflops);
+  v("cpu", "fma_threads", f.cpu.fma_threads);
+  v("cpu", "peak_source", f.cpu.peak_source);
+  v("cpu", "gemm_peak_gflops", f.cpu.gemm_peak_gflops);
+  v("memory", "known", f.memory.known);
+  v("memory", "source", f.memory.source);
+  v("memory", "slots", f.memory.slots);
+  v("memory", "populated", f.memory.populated);
+  v("memory", "channels", f.memory.channels);
+  v("memory", "populated_channels", f.memory.populated_channels);
+  v("memory", "total_gib", f.memory.total_gib);
+  v("memory", "rated_mts", f.memory.rated_mts);
+  v("memory", "configured_mts", f.memory.configured_mts);
+  v("data", "spec", f.data.spec);
+  v("data", "png_files", f.data.png_files);
+  v("data", "jpeg_files", f.data.jpeg_files);
+  v("data", "png_per_core_s", f.data.png_per_core_s);
+  v("data", "jpeg_per_core_s", f.data.jpeg_per_core_s);
+  v("data", "mean_file_kib", f.data.mean_file_kib);
+  v("data", "read_mbs", f.data.read_mbs);
+  v("competition", "run_queue_wait_percent", f.competition.run_queue_wait_percent);
+  v("competition", "steal_percent", f.competition.steal_percent);
+  v("competition", "others_visible", f.competition.others_visible);
+  v("thermal", "start_mhz", f.thermal.start_mhz);
+  v("thermal", "end_mhz", f.thermal.end_mhz);
+  v("thermal", "max_temperature_c", f.thermal.max_temperature_c);
+  v("thermal", "sustained_gflops_first", f.thermal.sustained_gflops_first);
+  v("thermal", "sustained_gflops_last", f.thermal.sustained_gflops_last);
+  v("gpu", "present", f.gpu.present);
+  v("gpu", "name", f.gpu.name);
+  v("gpu", "h2d_pinned_gbs", f.gpu.h2d_pinned_gbs);
+  v("gpu", "h2d_pageable_gbs", f.gpu.h2d_pageable_gbs);
+  v("gpu", "pcie_gen", f.gpu.pcie_gen);
+  v("gpu", "pcie_width", f.gpu.pcie_width);
+  v("gpu", "pcie_max_gen", f.gpu.pcie_max_gen);
+  v("gpu", "pcie_max_width", f.gpu.pcie_max_width);
+  v("gpu", "sm_clock_mhz", f.gpu.sm_clock_mhz);
+  v("gpu", "sm_clock_max_mhz", f.gpu.sm_clock_max_mhz);
+}
+
 }  // namespace
 
 json to_json(const MachineFigures& f) {
   json j;
   j["host"] = f.host;
   j["cpu_model"] = f.cpu_model;
-  const CpuFigures& c = f.cpu;
-  j["cpu"] = {{"cores", c.cores},
-              {"physical_cores", c.physical_cores},
-              {"triad_single_gbs", known(c.triad_single_gbs)},
-              {"triad_all_gbs", known(c.triad_all_gbs)},
-              {"triad_threads", c.triad_threads},
-              {"isa", c.isa},
-              {"gemm_gflops", known(c.gemm_gflops)},
-              {"gemm_threads", c.gemm_threads},
-              {"frequency_mhz", known(c.frequency_mhz)},
-              {"frequency_source", c.frequency_source},
-              {"microarchitecture", c.microarchitecture},
-              {"microarchitecture_why", c.microarchitecture_why},
-              {"flops_per_cycle", known(c.flops_per_cycle)},
-              {"fma_gflops", known(c.fma_gflops)},
-              {"fma_threads", c.fma_threads},
-              {"peak_source", c.peak_source},
-              {"gemm_peak_gflops", known(c.gemm_peak_gflops)}};
-  const MemoryFigures& m = f.memory;
+  visit_figures(f, [&j](const char* section, const char* key, const auto& value) {
+    j[section][key] = figure(value);
+  });
   json modules = json::array();
-  for (const MemoryModule& module : m.modules)
+  for (const MemoryModule& module : f.memory.modules)
     modules.push_back({{"locator", module.locator},
                        {"channel", module.channel},
                        {"size_mib", module.size_mib},
-                       {"speed_mts", known(module.speed_mts)},
-                       {"configured_mts", known(module.configured_mts)}});
-  j["memory"] = {{"known", m.known},
-                 {"source", m.source},
-                 {"slots", known(m.slots)},
-                 {"populated", known(m.populated)},
-                 {"channels", known(m.channels)},
-                 {"populated_channels", known(m.populated_channels)},
-                 {"total_gib", known(m.total_gib)},
-                 {"rated_mts", known(m.rated_mts)},
-                 {"configured_mts", known(m.configured_mts)},
-                 {"modules", modules}};
-  const DataFigures& d = f.data;
-  j["data"] = {{"spec", d.spec},
-               {"png_files", d.png_files},
-               {"jpeg_files", d.jpeg_files},
-               {"png_per_core_s", known(d.png_per_core_s)},
-               {"jpeg_per_core_s", known(d.jpeg_per_core_s)},
-               {"mean_file_kib", known(d.mean_file_kib)},
-               {"read_mbs", known(d.read_mbs)}};
-  const CompetitionFigures& k = f.competition;
-  j["competition"] = {{"run_queue_wait_percent", known(k.run_queue_wait_percent)},
-                      {"steal_percent", known(k.steal_percent)},
-                      {"others_visible", k.others_visible},
-                      {"others", processes(k.others)}};
-  const ThermalFigures& t = f.thermal;
-  j["thermal"] = {{"start_mhz", known(t.start_mhz)},
-                  {"end_mhz", known(t.end_mhz)},
-                  {"max_temperature_c", known(t.max_temperature_c)},
-                  {"sustained_gflops_first", known(t.sustained_gflops_first)},
-                  {"sustained_gflops_last", known(t.sustained_gflops_last)}};
-  const GpuFigures& g = f.gpu;
-  j["gpu"] = {{"present", g.present},
-              {"name", g.name},
-              {"h2d_pinned_gbs", known(g.h2d_pinned_gbs)},
-              {"h2d_pageable_gbs", known(g.h2d_pageable_gbs)},
-              {"pcie_gen", known(g.pcie_gen)},
-              {"pcie_width", known(g.pcie_width)},
-              {"pcie_max_gen", known(g.pcie_max_gen)},
-              {"pcie_max_width", known(g.pcie_max_width)},
-              {"sm_clock_mhz", known(g.sm_clock_mhz)},
-              {"sm_clock_max_mhz", known(g.sm_clock_max_mhz)},
-              {"others", processes(g.others)}};
+                       {"speed_mts", figure(module.speed_mts)},
+                       {"configured_mts", figure(module.configured_mts)}});
+  j["memory"]["modules"] = modules;
+  j["competition"]["others"] = processes(f.competition.others);
+  j["gpu"]["others"] = processes(f.gpu.others);
   return j;
 }
 
@@ -141,70 +146,14 @@ MachineFigures figures_from_json(const json& j, const std::string& source) {
   if (j.value("host", json()).is_string()) f.host = j["host"].get<std::string>();
   if (j.value("cpu_model", json()).is_string()) f.cpu_model = j["cpu_model"].get<std::string>();
   const Reader r(j, source);
-  CpuFigures& c = f.cpu;
-  r("cpu", "cores", c.cores);
-  r("cpu", "physical_cores", c.physical_cores);
-  r("cpu", "triad_single_gbs", c.triad_single_gbs);
-  r("cpu", "triad_all_gbs", c.triad_all_gbs);
-  r("cpu", "triad_threads", c.triad_threads);
-  r("cpu", "isa", c.isa);
-  r("cpu", "gemm_gflops", c.gemm_gflops);
-  r("cpu", "gemm_threads", c.gemm_threads);
-  r("cpu", "frequency_mhz", c.frequency_mhz);
-  r("cpu", "frequency_source", c.frequency_source);
-  r("cpu", "microarchitecture", c.microarchitecture);
-  r("cpu", "microarchitecture_why", c.microarchitecture_why);
-  r("cpu", "flops_per_cycle", c.flops_per_cycle);
-  r("cpu", "fma_gflops", c.fma_gflops);
-  r("cpu", "fma_threads", c.fma_threads);
-  r("cpu", "peak_source", c.peak_source);
-  r("cpu", "gemm_peak_gflops", c.gemm_peak_gflops);
+  visit_figures(f, r);
   if (!j["cpu"].is_object() || !j["cpu"].contains("peak_source")) {
     // An earlier doctor's file: its peak was assumed from the instruction set, so it is not used.
-    c.flops_per_cycle = -1.0;
-    c.gemm_peak_gflops = -1.0;
+    f.cpu.flops_per_cycle = -1.0;
+    f.cpu.gemm_peak_gflops = -1.0;
   }
-  MemoryFigures& m = f.memory;
-  r("memory", "known", m.known);
-  r("memory", "source", m.source);
-  r("memory", "slots", m.slots);
-  r("memory", "populated", m.populated);
-  r("memory", "channels", m.channels);
-  r("memory", "populated_channels", m.populated_channels);
-  r("memory", "total_gib", m.total_gib);
-  r("memory", "rated_mts", m.rated_mts);
-  r("memory", "configured_mts", m.configured_mts);
-  DataFigures& d = f.data;
-  r("data", "spec", d.spec);
-  r("data", "png_files", d.png_files);
-  r("data", "jpeg_files", d.jpeg_files);
-  r("data", "png_per_core_s", d.png_per_core_s);
-  r("data", "jpeg_per_core_s", d.jpeg_per_core_s);
-  r("data", "mean_file_kib", d.mean_file_kib);
-  r("data", "read_mbs", d.read_mbs);
-  CompetitionFigures& k = f.competition;
-  r("competition", "run_queue_wait_percent", k.run_queue_wait_percent);
-  r("competition", "steal_percent", k.steal_percent);
-  r("competition", "others_visible", k.others_visible);
-  k.others = r.processes("competition", "others");
-  ThermalFigures& t = f.thermal;
-  r("thermal", "start_mhz", t.start_mhz);
-  r("thermal", "end_mhz", t.end_mhz);
-  r("thermal", "max_temperature_c", t.max_temperature_c);
-  r("thermal", "sustained_gflops_first", t.sustained_gflops_first);
-  r("thermal", "sustained_gflops_last", t.sustained_gflops_last);
-  GpuFigures& g = f.gpu;
-  r("gpu", "present", g.present);
-  r("gpu", "name", g.name);
-  r("gpu", "h2d_pinned_gbs", g.h2d_pinned_gbs);
-  r("gpu", "h2d_pageable_gbs", g.h2d_pageable_gbs);
-  r("gpu", "pcie_gen", g.pcie_gen);
-  r("gpu", "pcie_width", g.pcie_width);
-  r("gpu", "pcie_max_gen", g.pcie_max_gen);
-  r("gpu", "pcie_max_width", g.pcie_max_width);
-  r("gpu", "sm_clock_mhz", g.sm_clock_mhz);
-  r("gpu", "sm_clock_max_mhz", g.sm_clock_max_mhz);
-  g.others = r.processes("gpu", "others");
+  f.competition.others = r.processes("competition", "others");
+  f.gpu.others = r.processes("gpu", "others");
   return f;
 }
 
