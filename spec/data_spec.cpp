@@ -16,6 +16,7 @@
 #include "kiln/data/npy_dataset.h"
 #include "kiln/data/subset_dataset.h"
 #include "kiln/data/transformed_dataset.h"
+#include "kiln/spec/spec_options.h"
 #include "kiln/spec/token_data_spec.h"
 
 namespace kiln {
@@ -90,16 +91,9 @@ struct CsvSource {
 // itself may hold ':'.
 CsvSource csv_source(std::string argument) {
   CsvOptions options;
-  for (;;) {
-    const auto colon = argument.rfind(':');
-    if (colon == std::string::npos) break;
-    const std::string option = argument.substr(colon + 1);
-    const auto equals = option.find('=');
-    const std::string key = option.substr(0, equals);
-    if (equals == std::string::npos || key.empty() ||
-        key.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
-      break;  // not an option: part of the path
-    const std::string value = option.substr(equals + 1);
+  for (const SpecOption& option : peel_spec_options(argument, {})) {
+    const std::string& key = option.key;
+    const std::string& value = *option.value;
     if (key == "label") {
       KILN_CHECK(!value.empty(), "{} csv:...:label= needs a column name or 0-based index",
                  Setting::data_spec);
@@ -119,9 +113,8 @@ CsvSource csv_source(std::string argument) {
       KILN_THROW(
           "{} csv:...:{}: unknown option '{}'; csv takes label=COLUMN (a header name or "
           "0-based index) and target=class|float",
-          Setting::data_spec, option, key);
+          Setting::data_spec, option.text, key);
     }
-    argument.erase(colon);
   }
   KILN_CHECK(!argument.empty(), "{} csv:PATH needs a file", Setting::data_spec);
   return {argument, options};

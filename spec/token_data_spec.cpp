@@ -5,6 +5,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/excerpt.h"
 #include "kiln/data/token_window_dataset.h"
+#include "kiln/spec/spec_options.h"
 
 namespace kiln {
 
@@ -39,36 +40,25 @@ std::int64_t context_of(const TokenSource& source, const DataSpecOptions& o) {
 TokenSource parse_token_source(std::string argument) {
   TokenSource source;
   bool encoding_given = false;
-  for (;;) {
-    const auto colon = argument.rfind(':');
-    if (colon == std::string::npos) break;
-    const std::string option = argument.substr(colon + 1);
-    const auto equals = option.find('=');
-    const std::string key = option.substr(0, equals);
-    if (key.empty() ||
-        key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
-      break;  // not an option: part of the path
-    if (equals == std::string::npos) {
-      if (key != "chars" && key != "u16" && key != "bytes") break;  // part of the path
+  for (const SpecOption& option : peel_spec_options(argument, {"chars", "u16", "bytes"})) {
+    const std::string& key = option.key;
+    if (!option.value) {
       KILN_CHECK(!encoding_given, "{} tokens:...: give one of chars, u16 or bytes ({})",
                  Setting::data_spec, kForm);
       encoding_given = true;
       source.file.encoding = key == "chars" ? TokenEncoding::chars
                              : key == "u16" ? TokenEncoding::u16
                                             : TokenEncoding::bytes;
+    } else if (key == "vocab") {
+      source.file.vocab_size = positive_number(key, *option.value);
+    } else if (key == "context") {
+      source.context = positive_number(key, *option.value);
     } else {
-      const std::string value = option.substr(equals + 1);
-      if (key == "vocab")
-        source.file.vocab_size = positive_number(key, value);
-      else if (key == "context")
-        source.context = positive_number(key, value);
-      else
-        KILN_THROW(
-            "{} tokens:...:{}: unknown option {}; tokens takes chars, u16, vocab=N and "
-            "context=T ({})",
-            Setting::data_spec, excerpt(option), excerpt(key), kForm);
+      KILN_THROW(
+          "{} tokens:...:{}: unknown option {}; tokens takes chars, u16, vocab=N and "
+          "context=T ({})",
+          Setting::data_spec, excerpt(option.text), excerpt(key), kForm);
     }
-    argument.erase(colon);
   }
   KILN_CHECK(!argument.empty(), "{} tokens:PATH needs a file ({})", Setting::data_spec, kForm);
   source.path = argument;
