@@ -1,13 +1,14 @@
 // The public API of kiln in one include: #include <kiln/kiln.h>. Tensors and ops, layers and
-// losses, models (the composites and the preset builders), optimizers and schedules, data sets
-// and the loader, the Trainer with its observers and diagnosis, checkpoints, and epoch reports.
-// The other rooms have headers of their own: <kiln/spec.h> (the spec strings: "mlp:784-512-10",
-// "csv:PATH", "warmup:200+cosine"), <kiln/distributed.h> (communicators), <kiln/io.h>
-// (safetensors, durable files), <kiln/monitor.h> (the step profiler, the GPU monitor, the CPU's
-// competition) and <kiln/report.h> (the HTML run report and its charts). Headers left out of
-// all of them are the library's own plumbing (backend seams, file-format internals): installed,
-// and can be included by name, but not promised to stay.
+// losses, models, optimizers and schedules, data sets and the loader, the Trainer, checkpoints
+// and epoch reports; the other rooms have headers of their own (listed below). Headers in none of
+// them are the library's own plumbing (backend seams, file-format internals): installed, and can
+// be included by name, but not promised to stay.
 #pragma once
+
+// The other rooms: <kiln/spec.h> (the spec strings: "mlp:784-512-10", "csv:PATH",
+// "warmup:200+cosine"), <kiln/distributed.h> (communicators), <kiln/io.h> (safetensors, durable
+// files), <kiln/monitor.h> (the step profiler, the GPU monitor, the CPU's competition) and
+// <kiln/report.h> (the HTML run report and its charts).
 
 // Tensors, devices, memory, streams, the op list.
 #include "kiln/core/cpu_compute.h"

@@ -1,9 +1,7 @@
 // bench: the article's CPU-vs-GPU table on the hardware at hand. For each device (the CPU at each
-// thread count asked, then every GPU) it warms up, trains the article workload — the 5-layer
-// network on the 160,000-sample article set — for one measured epoch, and prints the epoch time
-// beside the article's figures; the table is also written as Markdown, CSV and an SVG chart.
-// bench --loader instead runs the article's data-loading sweep (workers x pinned memory x batch
-// size) on Fashion-MNIST written as an image folder, where decoding makes the loader matter.
+// thread count asked, then every GPU) it trains the article workload for one measured epoch and
+// prints the epoch time beside the article's figures; the table is also written as Markdown, CSV
+// and an SVG chart. bench --loader runs the article's data-loading sweep instead.
 #include <CLI/CLI.hpp>
 
 #include "apps/support/number_flags.h"
@@ -40,6 +38,7 @@ struct BenchOptions {
   kiln::LoaderSweep sweep;
 };
 
+// The article workload: the 5-layer network on the 160,000-sample article set.
 kiln::TrainOptions article_workload(const BenchOptions& b, const std::string& device) {
   kiln::TrainOptions o;
   o.device = device;
@@ -83,6 +82,8 @@ void write(const std::string& path, const std::string& text) {
   kiln::write_output_file(path, text, "the --out");
 }
 
+// The article's data-loading sweep (workers x pinned memory x batch size) on Fashion-MNIST written
+// as an image folder, where decoding makes the loader matter.
 int run_loader_sweep(const BenchOptions& b) {
   const std::filesystem::path train_dir = std::filesystem::path(b.images) / "train";
   KILN_CHECK(std::filesystem::is_directory(train_dir),

@@ -1,10 +1,7 @@
 // CPU GEMM throughput (GFLOP/s) at the shapes of one Linear layer of the article's MLP: batch 256,
 // width 1024. Forward y = x wᵀ and the backward products dW = dyᵀ x and dx = dy w, each through
-// the public kiln::gemm on CPU tensors, and Linear's fused forward (bias and ReLU). Arguments: the
-// thread count (0: the pool's default), the CPU path (0 reference: OpenBLAS or Eigen; 1 oneDNN,
-// core/cpu_compute.h) and the precision (0 fp32; 1 bf16: inputs rounded to bf16, fp32 sums).
-// Beside them, the same forward product through Eigen's own GEMM, the fallback kiln uses when
-// built without OpenBLAS, so all are compared side by side in one run.
+// the public kiln::gemm on CPU tensors, and Linear's fused forward (bias and ReLU); beside them the
+// same forward product through Eigen's own GEMM, so all are compared side by side in one run.
 #include <benchmark/benchmark.h>
 #include <Eigen/Core>
 
@@ -29,6 +26,9 @@ kiln::Tensor filled(kiln::Shape shape, float value) {
 
 // Sets the threads, CPU path and precision of the state's arguments for one benchmark, then puts
 // back what was there; labels the row with the path and precision. Paths this build lacks skip.
+// The arguments: the thread count (0: the pool's default), the CPU path (0 reference: OpenBLAS or
+// Eigen; 1 oneDNN, core/cpu_compute.h) and the precision (0 fp32; 1 bf16: inputs rounded to bf16,
+// fp32 sums).
 class Setting {
  public:
   explicit Setting(benchmark::State& state)

@@ -1,11 +1,8 @@
 // kiln_gpt_layers_benchmark: where a GPT training step's time goes on the CPU. Times the forward
 // and backward of each kind of layer of gpt:LAYERS-HEADS-WIDTH-CONTEXT at a batch (each built on
-// its own at the block's shapes), then the whole model's step without the optimizer, and prints
-// one markdown row per part: milliseconds (median of the repetitions) and the share of one step.
-// A plain timed program, as kiln_loader_benchmark:
+// its own at the block's shapes), then the whole model's step without the optimizer; one markdown
+// row per part: milliseconds (median of the repetitions) and the share of one step.
 //   kiln_gpt_layers_benchmark 6-6-384-256 8 [repetitions] [cpu]
-// "cpu" times by the process's CPU time instead of the wall clock: on a machine shared with other
-// work, run it with OMP_NUM_THREADS=1 and the shares stay true even while the wall clock does not.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +24,9 @@
 
 namespace {
 
+// "cpu" times by the process's CPU time instead of the wall clock: on a machine shared with other
+// work, run it with OMP_NUM_THREADS=1 and the shares stay true even while the wall clock does not.
+// Otherwise a plain timed program, as kiln_loader_benchmark.
 bool cpu_time = false;
 
 double now_ms() {

@@ -1,11 +1,7 @@
 // kiln_gpu_mlp_benchmark: how close a kiln training step comes to cuBLAS's own GEMM rate on a
-// large, GEMM-bound configuration (batch 4096, width 4096), for each matmul precision.
-//   cuBLAS:  one 4096 x 4096 x 4096 product through kiln::gemm (a single cuBLAS call), TFLOP/s.
-//   kiln:    a full step of a 4-layer MLP of Linear(4096 -> 4096) + ReLU (fused forward,
-//            zero_grad, backward, SGD with momentum), counted as 6 x batch x weights flops.
-// The ratio kiln / cuBLAS is what the framework costs on top of the GEMMs (its elementwise
-// kernels, launches and optimizer). Each figure is the median of --repeats timings of --steps
-// calls, timed with CUDA events after a warm-up. A plain timed program printing a Markdown table.
+// large, GEMM-bound configuration (batch 4096, width 4096), for each matmul precision. The ratio
+// kiln / cuBLAS is what the framework costs on top of the GEMMs (its elementwise kernels, launches
+// and optimizer). A plain timed program printing a Markdown table.
 //   kiln_gpu_mlp_benchmark [--batch 4096] [--width 4096] [--layers 4] [--steps 10] [--repeats 5]
 #include <algorithm>
 #include <cstdio>
@@ -54,6 +50,8 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// Each figure is the median of --repeats timings of --steps calls, timed with CUDA events after
+// a warm-up.
 // Median over `repeats` of the milliseconds `calls` calls of `work` take on the device's stream.
 double median_ms(kiln::Device device, const Options& o, const std::function<void()>& work) {
   for (int i = 0; i < 2; ++i) work();  // warm-up: plans, workspaces, cached blocks
@@ -73,6 +71,10 @@ double tflops(double flops, double ms) { return flops / (ms * 1e-3) * 1e-12; }
 
 }  // namespace
 
+// The two rows of each precision:
+//   cuBLAS:  one 4096 x 4096 x 4096 product through kiln::gemm (a single cuBLAS call), TFLOP/s.
+//   kiln:    a full step of a 4-layer MLP of Linear(4096 -> 4096) + ReLU (fused forward,
+//            zero_grad, backward, SGD with momentum), counted as 6 x batch x weights flops.
 int main(int argc, char** argv) {
   try {
     const Options o = parse(argc, argv);

@@ -1,7 +1,6 @@
-// kiln_loader_benchmark: batches per second of the DataLoader over an image folder (PNG decoding
-// is the bottleneck), for several worker counts, with pinned host memory off and, where CUDA
-// works, on. A plain timed program rather than Google Benchmark: one row per configuration, each
-// a full pass over the same batches, printed as the markdown table docs/performance.md keeps.
+// kiln_loader_benchmark: batches per second of the DataLoader over an image folder (PNG decoding is
+// the bottleneck), for several worker counts, with pinned host memory off and, where CUDA works,
+// on, printed as the markdown table docs/performance.md keeps.
 //   kiln-export-images --out /tmp/fmnist-png --split train
 //   kiln_loader_benchmark --folder /tmp/fmnist-png/train --workers 0,1,2,4,8
 #include <chrono>
@@ -92,6 +91,8 @@ void run(const Options& o, const std::shared_ptr<const kiln::Dataset>& data, int
 
 }  // namespace
 
+// A plain timed program rather than Google Benchmark: one row per configuration, each a full pass
+// over the same batches.
 int main(int argc, char** argv) {
   try {
     const Options o = parse(argc, argv);

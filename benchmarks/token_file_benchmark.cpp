@@ -1,11 +1,7 @@
 // kiln_token_file_benchmark: what a token file's size costs before the first training step. For
-// each size it writes a synthetic nanoGPT train.bin (raw uint16 ids below GPT-2's 50257) under
-// /tmp, then, in a fresh child process, opens it as the train app does (tokens:PATH:u16, GPT-2's
-// padded vocabulary, random windows of --context tokens), makes a shuffled DataLoader and takes
-// its first batch, and a first batch deep inside the epoch (as resuming does). It prints the
-// times, the peak resident memory (VmHWM) and, at the first batch, the anonymous memory
-// (RssAnon) and the mapped file's resident pages (RssFile), as the table docs/performance.md keeps.
-// The files are removed afterwards.
+// each size it writes a synthetic nanoGPT train.bin under /tmp, opens it in a fresh child process
+// as the train app does and takes a first batch, and one deep inside the epoch (as resuming does),
+// printing the times and the memory as the table docs/performance.md keeps.
 //   kiln_token_file_benchmark --sizes 10M,100M,1G --context 1024 --batch-size 12
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,7 +102,11 @@ double ms_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// One row, measured in this (child) process from its own start.
+// One row, measured in this (child) process from its own start: the file opened as the train app
+// does (tokens:PATH:u16, GPT-2's padded vocabulary, random windows of --context tokens), a
+// shuffled DataLoader, its first batch and a first batch deep inside the epoch; the times, the
+// peak resident memory (VmHWM) and, at the first batch, the anonymous memory (RssAnon) and the
+// mapped file's resident pages (RssFile).
 void measure(const std::string& path, std::int64_t bytes, const Options& o) {
   std::ofstream("/proc/self/clear_refs") << "5";  // VmHWM restarts from the current RSS
   const double floor_mib = status_mib("VmHWM");
@@ -136,6 +136,7 @@ void measure(const std::string& path, std::int64_t bytes, const Options& o) {
 
 }  // namespace
 
+// Each file is written here, measured in a fresh child and removed afterwards.
 int main(int argc, char** argv) {
   try {
     const Options o = parse(argc, argv);

@@ -2,14 +2,6 @@
 // holding all its pieces, written under a temporary name, fsynced and renamed into place, then
 // published by replacing the symbolic link `latest` with one rename. A reader that follows
 // `latest` sees the previous complete unit or the new one, at any moment a writer can die.
-//
-//   DIR/lock                 held by the run writing here (io/folder_lock.h)
-//   DIR/latest -> ckpt-000007
-//   DIR/ckpt-000006/  DIR/ckpt-000007/   the newest `keep` units
-//   DIR/model.safetensors -> latest/model.safetensors   (and each other piece: for an init file and
-//                                                        other readers of the first layout)
-//
-// The first layout (the pieces straight in DIR, no `latest`) is still read.
 #pragma once
 
 #include <optional>
@@ -21,6 +13,13 @@
 
 namespace kiln {
 
+//   DIR/lock                 held by the run writing here (io/folder_lock.h)
+//   DIR/latest -> ckpt-000007
+//   DIR/ckpt-000006/  DIR/ckpt-000007/   the newest `keep` units
+//   DIR/model.safetensors -> latest/model.safetensors   (and each other piece: for an init file and
+//                                                        other readers of the first layout)
+//
+// The first layout (the pieces straight in DIR, no `latest`) is still read.
 class CheckpointFolder {
  public:
   // Creates `dir` if needed (an error if it is a file), locks it against other runs and removes

@@ -1,13 +1,7 @@
-// What a run is, as one typed record. RunDescription is what its caller says of it: the model's
-// spec when it was built from one, the data, the optimizer and its settings, the seed, the batch
-// and the rest that changes its numbers. RunFingerprint adds what the Trainer knows of it: the
-// model's structure (describe_structure) and the settings that shape the collectives or change
-// the numbers of every step (precision, bucket size, CUDA graph, steps per epoch).
-//
-// One record serves three checks: a checkpoint records the description (state.json's "run"),
-// resume() compares it field by field with this run's, and the ranks of a data-parallel job
-// compare their whole fingerprints before any work (distributed/rank_agreement.h), each
-// difference named with each rank's value.
+// What a run is, as one typed record. RunDescription is what its caller says of it (the model's
+// spec, the data, the optimizer and its settings, the seed, the batch and the rest that changes
+// its numbers); RunFingerprint adds what the Trainer knows of it. One record serves three checks:
+// a checkpoint records it, resume() compares it, and the ranks of a data-parallel job agree on it.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +43,11 @@ struct RunDescription {
   friend bool operator==(const RunDescription&, const RunDescription&) = default;
 };
 
+// RunDescription plus the model's structure (describe_structure) and the settings that shape the
+// collectives or change the numbers of every step (precision, bucket size, CUDA graph, steps per
+// epoch). A checkpoint records the description (state.json's "run"), resume() compares it field by
+// field with this run's, and the ranks of a data-parallel job compare their whole fingerprints
+// before any work (distributed/rank_agreement.h), each difference named with each rank's value.
 struct RunFingerprint {
   RunDescription run;
   std::string model_structure;  // describe_structure

@@ -1,16 +1,7 @@
 // A caching allocator over any raw allocator (cudaMalloc in practice): freed blocks go to free
 // lists bucketed by (stream, rounded size) and are handed out again, so steady-state training
 // makes no calls to the raw allocator. Blocks are reused only on the stream they were freed on,
-// which keeps reuse in stream order without extra synchronisation. A block also used on another
-// stream (record_stream: an NCCL collective, a copy or side stream) is held back at release until
-// each such stream has passed its last use, marked by an event recorded when that use was queued
-// (not at the free, as PyTorch's recordStream does: by then that stream may be destroyed).
-// A CUDA graph's capture allocates from a private pool (as PyTorch's graph pools): its blocks,
-// and any block freed while it captures, go back only to that pool, which every replay still
-// writes, until the graph releases the pool. Thread-safe.
-// AllocationPolicy::exact (KILN_DEVICE_ALLOCATOR=exact) turns the cache off for the sanitizers:
-// each block is the requested size and goes back to the raw allocator as soon as it may, so
-// compute-sanitizer's memcheck sees an overrun of a few bytes and a use after release.
+// which keeps reuse in stream order without extra synchronisation. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +25,8 @@ struct MemoryStats {
   std::uint64_t raw_frees = 0;
 };
 
+// AllocationPolicy::exact (KILN_DEVICE_ALLOCATOR=exact) turns the cache off for the sanitizers,
+// so that compute-sanitizer's memcheck sees an overrun of a few bytes and a use after release.
 // caching: rounded sizes, freed blocks reused (the default). exact: every allocation is a raw one
 // of exactly the bytes asked for (1 for 0), never served from the cache, and a released block
 // goes back to the raw allocator at once, or as soon as it may (after the uses on other streams
@@ -47,6 +40,9 @@ AllocationPolicy parse_allocation_policy(const char* name);
 // (the sanitizer stage's log shows which allocator the process ran with).
 AllocationPolicy device_allocation_policy();
 
+// A CUDA graph's capture allocates from a private pool (as PyTorch's graph pools): its blocks,
+// and any block freed while it captures, go back only to that pool, which every replay still
+// writes, until the graph releases the pool.
 class CachingAllocator {
  public:
   using StreamKey = const void*;
@@ -85,6 +81,10 @@ class CachingAllocator {
   // caller turns that into an error with context).
   void* allocate(std::size_t bytes, StreamKey stream);
   void release(void* ptr);
+  // A block also used on another stream (an NCCL collective, a copy or side stream) is held back
+  // at release until each such stream has passed its last use, marked by an event recorded when
+  // that use was queued (not at the free, as PyTorch's recordStream does: by then that stream may
+  // be destroyed).
   // Marks that the work just queued on `stream` uses the live block holding `ptr` (any address
   // in it: a view's data): once released, the block is reused only after `stream` has passed
   // this point. Call it after queuing each such use; the block's own stream and addresses in no

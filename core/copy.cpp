@@ -1,9 +1,7 @@
-// copy and copy_async between any two devices, through the device runtime
-// (core/device_runtime.h). A synchronous copy is queued on the current stream of the CUDA side
-// and then waited for, so it sees every op queued before it (a plain cudaMemcpy would not order
-// itself after kiln's non-blocking streams); between two GPUs it also waits for the source GPU's
-// current stream, and an asynchronous one keeps the source's memory from reuse on its own GPU
-// until the copy has run.
+// copy and copy_async between any two devices, through the device runtime (core/device_runtime.h).
+// A synchronous copy is queued on the current stream of the CUDA side and then waited for, so it
+// sees every op queued before it (a plain cudaMemcpy would not order itself after kiln's
+// non-blocking streams).
 #include <cstring>
 
 #include "kiln/core/device_runtime.h"
@@ -30,6 +28,8 @@ void after_producer(DeviceRuntime& runtime, const Tensor& src, Device copy_devic
 }
 }  // namespace
 
+// Between two GPUs a copy also waits for the source GPU's current stream, and an asynchronous one
+// keeps the source's memory from reuse on its own GPU until the copy has run.
 void copy(const Tensor& src, Tensor& dst) {
   check_copy("copy", src, dst);
   if (src.nbytes() == 0) return;

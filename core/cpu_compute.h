@@ -1,16 +1,17 @@
 // Which library computes the CPU's matrix products, convolutions and pooling, chosen at run time:
-// - onednn, the default when kiln was built with oneDNN (cmake/KilnOnednn.cmake): JIT kernels
-//   for the CPU at hand (AVX2, AVX-512, AVX-512 bf16, AMX), Linear's bias and ReLU fused;
-// - reference: OpenBLAS's (or Eigen's) GEMM, im2col convolution and kiln's own pooling loops,
-//   the readable path every other one is tested against.
-// The environment variable KILN_CPU_COMPUTE=reference|onednn sets the starting choice, so a
-// whole test suite or a run of `train` can take either path; set_cpu_compute changes it later.
+// oneDNN or the reference, the readable path every other one is tested against. The environment
+// variable KILN_CPU_COMPUTE=reference|onednn sets the starting choice, so a whole test suite or a
+// run of `train` can take either path; set_cpu_compute changes it later.
 #pragma once
 
 #include <string>
 
 namespace kiln {
 
+// The two paths:
+// - onednn, the default when kiln was built with oneDNN (cmake/KilnOnednn.cmake): JIT kernels
+//   for the CPU at hand (AVX2, AVX-512, AVX-512 bf16, AMX), Linear's bias and ReLU fused;
+// - reference: OpenBLAS's (or Eigen's) GEMM, im2col convolution and kiln's own pooling loops.
 enum class CpuCompute : unsigned char { reference, onednn };
 
 // Throws naming the build option when oneDNN is asked for and kiln was built without it.

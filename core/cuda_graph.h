@@ -2,11 +2,7 @@
 // launch, so a step of many small kernels costs one launch of host time instead of one per
 // kernel. Replays read and write the very addresses the capture saw: inputs must be copied into
 // the same tensors before each replay, and nothing the work touches may be reallocated while the
-// graph is kept (reset() it, then capture again). Scratch memory that kernels take from the
-// caching allocator during the capture belongs to the graph until reset(), so no later
-// allocation can receive a block a replay still writes; so are the tensors the work allocates
-// and frees (a private pool of the device allocator, as PyTorch's graph pools), and any tensor
-// freed while the capture runs.
+// graph is kept (reset() it, then capture again).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +13,10 @@
 
 namespace kiln {
 
+// Scratch memory that kernels take from the caching allocator during the capture belongs to the
+// graph until reset(), so no later allocation can receive a block a replay still writes; so are
+// the tensors the work allocates and frees (a private pool of the device allocator, as PyTorch's
+// graph pools), and any tensor freed while the capture runs.
 class CudaGraph {
  public:
   CudaGraph() = default;

@@ -1,11 +1,7 @@
 // The device-runtime interface: the device-specific work of core/'s runtime files (memory.cpp,
 // stream.cpp, copy.cpp, cuda_graph.cpp, device.cpp) and the device queries the rest of kiln makes.
 // One implementation per device kind: the CPU's (core/cpu/device_runtime.cpp), always present,
-// and CUDA's (core/cuda/device_runtime.cpp), which registers itself in a CUDA build only. A
-// CPU-only build has no CUDA runtime: asking for one throws "<what> needs CUDA, but this kiln was
-// built without CUDA". Devices are the kind's indices; handles are opaque (cudaStream_t,
-// cudaEvent_t, cudaGraphExec_t on CUDA). Operations a kind has no use for (pinned memory and
-// graphs on the CPU) throw a kiln::Error saying so.
+// and CUDA's (core/cuda/device_runtime.cpp), which registers itself in a CUDA build only.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +16,10 @@ namespace kiln {
 
 struct DeviceMemoryInfo;  // core/memory.h
 
+// A CPU-only build has no CUDA runtime: asking for one throws "<what> needs CUDA, but this kiln
+// was built without CUDA". Devices are the kind's indices; handles are opaque (cudaStream_t,
+// cudaEvent_t, cudaGraphExec_t on CUDA). Operations a kind has no use for (pinned memory and
+// graphs on the CPU) throw a kiln::Error saying so.
 class DeviceRuntime {
  public:
   using StreamHandle = void*;  // nullptr on the CPU, which has no queue

@@ -1,9 +1,6 @@
 // Where a GPU Linear that is followed by a ReLU applies the ReLU: in kiln's own ReLU kernel after
 // a BIAS epilogue (separate, the default: one more pass over y), or in cuBLASLt's RELU / RELU_BIAS
-// epilogue as the tile is written (fused, opt-in). The CPU's semantics are NaN stays NaN, so that
-// a diverging layer shows in the loss; separate keeps it by construction, while cuBLASLt documents
-// no NaN rule for its epilogue: LinearParity.NanInTheInputStaysNanThroughTheRelu (run by
-// scripts/gpu-check.sh) reports what fused does. KILN_RELU_EPILOGUE=fused|separate sets the
+// epilogue as the tile is written (fused, opt-in). KILN_RELU_EPILOGUE=fused|separate sets the
 // process's default without a rebuild.
 #pragma once
 
@@ -11,6 +8,10 @@
 // C++20.
 namespace kiln {
 
+// The CPU's semantics are NaN stays NaN, so that a diverging layer shows in the loss; separate
+// keeps it by construction, while cuBLASLt documents no NaN rule for its epilogue:
+// LinearParity.NanInTheInputStaysNanThroughTheRelu (run by scripts/gpu-check.sh) reports what
+// fused does.
 enum class ReluEpilogue : unsigned char { fused, separate };
 
 void set_relu_epilogue(ReluEpilogue epilogue);

@@ -1,9 +1,8 @@
-// The settings the library's messages and advice name, as values rather than words: a message
-// is written with Setting::keep_checkpoints in it ("{} must be at least 1, found {}"), and whoever
+// The settings the library's messages and advice name, as values rather than words: a message is
+// written with Setting::keep_checkpoints in it ("{} must be at least 1, found {}"), and whoever
 // prints it chooses the words (SettingWords): the library names its API
-// ("TrainerOptions::keep_checkpoints must be at least 1"), an app its own flags
-// ("--keep-checkpoints must be at least 1"). No sentence is rewritten: each setting is put in words
-// once per vocabulary.
+// ("TrainerOptions::keep_checkpoints must be at least 1"), an app its flags ("--keep-checkpoints").
+// No sentence is rewritten: each setting is put in words once per vocabulary.
 #pragma once
 
 #include <fmt/format.h>

@@ -1,10 +1,7 @@
 // Sampler: the order in which one rank visits a data set in one epoch. The order depends only on
 // (seed, epoch): a Fisher-Yates shuffle driven by Philox (data/random_stream.h), never by
-// std::shuffle, whose results differ between standard libraries; an epoch of more than
-// SamplerOptions::shuffle_in_memory_up_to indices is permuted by a keyed permutation computed per
-// position instead (data/keyed_permutation.h), so that its order costs no memory and no time to
-// draw. Sharding over ranks follows PyTorch's DistributedSampler, so every rank gets the same
-// number of indices.
+// std::shuffle, whose results differ between standard libraries. Sharding over ranks follows
+// PyTorch's DistributedSampler, so every rank gets the same number of indices.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +29,8 @@ struct SamplerOptions {
   // (each index at least once, a few twice). With one rank nothing is dropped or padded.
   bool drop_last = false;
   // Data sets of at most this many indices are shuffled in memory (Fisher-Yates); larger ones
-  // by the keyed permutation.
+  // by the keyed permutation, computed per position (data/keyed_permutation.h), so that their
+  // order costs no memory and no time to draw.
   std::int64_t shuffle_in_memory_up_to = kShuffleInMemoryUpTo;
 };
 

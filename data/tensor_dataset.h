@@ -1,8 +1,6 @@
-// TensorDataset: samples held in memory, from tensors or vectors, as PyTorch's TensorDataset.
-// Features are float32 of shape (N, ...); targets are N int32 class labels (classification) or
-// float32 values of shape (N) or (N, K) (regression). The data are copied once to host memory at
-// construction and checked there (counts that differ, labels out of range, NaN or infinite
-// values, naming the sample), so get() only copies.
+// TensorDataset: samples held in memory, from tensors or vectors, as PyTorch's TensorDataset. The
+// data are copied once to host memory at construction and checked there (counts that differ,
+// labels out of range, NaN or infinite values, naming the sample), so get() only copies.
 //
 //   kiln::TensorDataset data(features, labels);   // (N, 784) float32, (N) int32
 #pragma once

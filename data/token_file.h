@@ -1,10 +1,5 @@
-// TokenSequence: the token ids of one file, memory-mapped where the file holds them as they are.
-//   text, bytes   each byte is a token (vocabulary 256); the file is mapped and read in place
-//   text, chars   each UTF-8 code point is a token, numbered by the vocabulary (the file's own
-//                 sorted distinct code points, or a given one, e.g. the training file's)
-//   u16           nanoGPT's raw .bin: little-endian uint16 ids, no header; mapped
-//   llm.c         llm.c's .bin: 256 int32 of header (magic 20240520, version 1, token count),
-//                 then the uint16 ids; recognised by its magic whatever form was asked; mapped
+// TokenSequence: the token ids of one file, memory-mapped where the file holds them as they are
+// (bytes of a text, nanoGPT's and llm.c's .bin files), else decoded (a text's UTF-8 characters).
 // Every id is checked against the vocabulary when the file is opened, so a bad file fails at
 // once, naming the file, the position and what to do, rather than in a worker mid-run.
 #pragma once
@@ -20,6 +15,13 @@
 
 namespace kiln {
 
+// The forms a file is read in:
+//   text, bytes   each byte is a token (vocabulary 256); the file is mapped and read in place
+//   text, chars   each UTF-8 code point is a token, numbered by the vocabulary (the file's own
+//                 sorted distinct code points, or a given one, e.g. the training file's)
+//   u16           nanoGPT's raw .bin: little-endian uint16 ids, no header; mapped
+//   llm.c         llm.c's .bin: 256 int32 of header (magic 20240520, version 1, token count),
+//                 then the uint16 ids; recognised by its magic whatever form was asked; mapped
 enum class TokenEncoding { bytes, chars, u16 };
 
 // llm.c's tokenized .bin files (dev/data/data_common.py): the first header word.

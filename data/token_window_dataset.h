@@ -2,13 +2,6 @@
 // x = tokens[s, s + T) as float32 ids (exact below 2^24) and y = tokens[s + 1, s + T + 1) as
 // int32 class labels (target_shape (T)), over the positions [begin, end) of the sequence (a
 // split by position: the training part, or the held-out tail).
-//   random   s is drawn uniformly from every start that fits, from RandomStream(seed,
-//            token_window, epoch, i): it depends on (seed, epoch, i) alone, so the windows are
-//            the same with any number of loader workers (like the random transforms). An epoch
-//            holds (end - begin - 1) / T windows, one pass's worth of tokens. A sampler's
-//            shuffle of every start would cost 8 bytes per token per epoch; this costs nothing.
-//   strided  s = begin + i * T: the non-overlapping windows in order, the same every epoch (for
-//            evaluation, whose loss then compares between evaluations).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +12,14 @@
 
 namespace kiln {
 
+// How the start s of sample i is chosen:
+//   random   s is drawn uniformly from every start that fits, from RandomStream(seed,
+//            token_window, epoch, i): it depends on (seed, epoch, i) alone, so the windows are
+//            the same with any number of loader workers (like the random transforms). An epoch
+//            holds (end - begin - 1) / T windows, one pass's worth of tokens. A sampler's
+//            shuffle of every start would cost 8 bytes per token per epoch; this costs nothing.
+//   strided  s = begin + i * T: the non-overlapping windows in order, the same every epoch (for
+//            evaluation, whose loss then compares between evaluations).
 enum class WindowOrder { random, strided };
 
 struct TokenWindowOptions {

@@ -1,9 +1,6 @@
 // Vocabulary: how token ids map to text, recorded in a checkpoint so that a later program
-// (kiln-generate) decodes what the model emits. Three kinds:
-//   bytes  ids 0..255 are the bytes of the text (tokens:PATH)
-//   chars  id k is the k-th of the file's distinct Unicode code points in ascending order
-//          (tokens:PATH:chars); `symbols` holds them
-//   ids    ids of a tokenizer kiln does not know (a nanoGPT or llm.c .bin): only the size
+// (kiln-generate) decodes what the model emits: the bytes of a text, its characters, or the ids of
+// a tokenizer kiln does not know.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +10,11 @@
 
 namespace kiln {
 
+// The three kinds:
+//   bytes  ids 0..255 are the bytes of the text (tokens:PATH)
+//   chars  id k is the k-th of the file's distinct Unicode code points in ascending order
+//          (tokens:PATH:chars); `symbols` holds them
+//   ids    ids of a tokenizer kiln does not know (a nanoGPT or llm.c .bin): only the size
 enum class VocabularyKind { bytes, chars, ids };
 
 struct Vocabulary {

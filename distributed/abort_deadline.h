@@ -1,9 +1,8 @@
-// The deadline of a process that is ending its job. After an error, or when the collective
-// watchdog fires, a rank asks MPI (MPI_Abort) or NCCL (ncclCommAbort) to take the other ranks
-// down, and those calls may need the very network that just died: MPI_Abort goes through this
-// host's Open MPI daemon, which can wait minutes for a host it cannot reach. So the rank arms a
-// deadline first: if it still lives wait_s later it says so and leaves by itself, and its daemon,
-// seeing it gone, ends the other ranks as it would for any rank that died.
+// The deadline of a process that is ending its job. After an error, or when the collective watchdog
+// fires, a rank asks MPI (MPI_Abort) or NCCL (ncclCommAbort) to take the other ranks down, and
+// those calls may need the very network that just died. So the rank arms a deadline first: if it
+// still lives wait_s later it says so and leaves by itself, and its daemon, seeing it gone, ends
+// the other ranks as it would for any rank that died.
 #pragma once
 
 #include <string>
@@ -11,7 +10,9 @@
 namespace kiln {
 
 // Long enough for a healthy MPI_Abort (the local daemon kills this process within a second or
-// two); short beside the collective timeouts, so a dead link still ends the job soon.
+// two); short beside the collective timeouts, so a dead link still ends the job soon. Without a
+// deadline MPI_Abort, which goes through this host's Open MPI daemon, can wait minutes for a host
+// that daemon cannot reach.
 inline constexpr double kAbortWaitS = 10.0;
 
 // Returns at once; a detached thread ends the process with `exit_code` after `wait_s` seconds,

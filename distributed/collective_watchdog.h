@@ -1,9 +1,7 @@
 // CollectiveWatchdog: turns a hung collective into a clear message. A collective that waits for a
 // rank that died or stopped would otherwise block its peers forever; the watchdog's thread sees
 // that the oldest unfinished collective is older than the timeout and hands a message naming the
-// rank and the collective to the abort action, which ends the job (MPI_Abort, ncclCommAbort,
-// exit). Each armed collective is timed from its own start, so a host running many GPU steps
-// ahead of the device is never mistaken for a hang.
+// rank and the collective to the abort action, which ends the job (MPI_Abort, ncclCommAbort, exit).
 #pragma once
 
 #include <chrono>
@@ -30,6 +28,8 @@ class CollectiveWatchdog {
   CollectiveWatchdog(const CollectiveWatchdog&) = delete;
   CollectiveWatchdog& operator=(const CollectiveWatchdog&) = delete;
 
+  // Each armed collective is timed from its own start, so a host running many GPU steps ahead of
+  // the device is never mistaken for a hang.
   // A collective is under way, queued behind those still armed (they finish in order).
   // `is_done` (may be empty) is polled, from the watchdog's thread and from drop_finished(), for
   // work that finishes without the caller (a GPU collective); otherwise the caller disarms.

@@ -1,9 +1,7 @@
 // Communicator: the collectives data-parallel training needs across the ranks of one job —
 // all-reduce of float tensors (gradients), broadcast (initial weights), all-reduce of a few host
 // doubles (evaluation metrics, agreement checks) and a barrier. Every rank must call the same
-// collectives in the same order. Implementations: one process alone (no-ops, here), MPI on CPU
-// tensors (distributed/mpi_communicator.h) and NCCL on GPU tensors
-// (distributed/nccl_communicator.h).
+// collectives in the same order.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +24,8 @@ struct CommunicatorOptions {
   std::string timeout_name = "CommunicatorOptions::timeout_s";
 };
 
+// Implementations: one process alone (no-ops, here), MPI on CPU tensors
+// (distributed/mpi_communicator.h) and NCCL on GPU tensors (distributed/nccl_communicator.h).
 class Communicator {
  public:
   virtual ~Communicator() = default;

@@ -1,9 +1,8 @@
 // The pieces the training loop needs to run as one replica of a data-parallel job: identical
 // starting weights, metrics summed over ranks, a stop request honoured by every rank at the same
-// step. With a single-process communicator each is a no-op or the identity. (Injected faults for
-// testing the failure handling: the train app's, apps/train/fault_injection.h.) (Each rank's test
-// shard: data/subset_dataset.h; the check that every rank runs with the same train flags:
-// apps/train/train_checks.h.)
+// step. With a single-process communicator each is a no-op or the identity. Elsewhere: injected
+// faults (apps/train/fault_injection.h), each rank's test shard (data/subset_dataset.h), the check
+// that every rank runs with the same train flags (apps/train/train_checks.h).
 #pragma once
 
 #include <cstdint>

@@ -1,10 +1,7 @@
 // GradientReducer: the mean of every gradient over the ranks of a data-parallel job, taken in
 // buckets. Each parameter's grad becomes a view into its bucket's flat buffer (PyTorch DDP's
-// gradient_as_bucket_view), so a bucket is one collective and nothing is copied. Buckets hold
-// parameters in reverse order — the order backward finishes them — up to bucket_bytes each. With
-// a communicator that overlaps compute (NCCL), a bucket starts as soon as backward reported all
-// its parameters ready(); the rest start in finish(). Every rank must build it over the same
-// parameters, so buckets match and start in the same order everywhere.
+// gradient_as_bucket_view), so a bucket is one collective and nothing is copied. Every rank must
+// build it over the same parameters, so buckets match and start in the same order everywhere.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +14,9 @@
 
 namespace kiln {
 
+// Buckets hold parameters in reverse order — the order backward finishes them — up to
+// bucket_bytes each. With a communicator that overlaps compute (NCCL), a bucket starts as soon as
+// backward reported all its parameters ready(); the rest start in finish().
 class GradientReducer {
  public:
   static constexpr std::size_t kDefaultBucketBytes = std::size_t{25} << 20;  // as PyTorch DDP

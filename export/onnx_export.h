@@ -1,8 +1,4 @@
 // ONNX export: writes a kiln model as an ONNX file that ONNX Runtime, TensorRT and OpenVINO load.
-// The graph uses the default ONNX domain at opset 17 (kOnnxOpset: the highest that Debian's
-// libonnx 1.12 knows), its input "input" is (batch, sample shape) and its output "output"
-// (batch, ...) with the batch dimension dynamic ("batch"); the weights are initializers named as
-// in the model's parameters() and buffers() ("layers.0.weight"), so as in its safetensors files.
 // The model is exported as in eval mode: BatchNorm with its running statistics, Dropout as the
 // identity. Built only with libonnx-dev (export/CMakeLists.txt); the target is kiln::onnx.
 #pragma once
@@ -15,6 +11,10 @@ namespace kiln {
 
 class Module;
 
+// The graph uses the default ONNX domain at this opset (the highest that Debian's libonnx 1.12
+// knows); its input "input" is (batch, sample shape) and its output "output" (batch, ...) with the
+// batch dimension dynamic ("batch"); the weights are initializers named as in the model's
+// parameters() and buffers() ("layers.0.weight"), so as in its safetensors files.
 inline constexpr int kOnnxOpset = 17;
 
 // batch_input: a batch's shape as the model takes it, batch first as every shape argument of

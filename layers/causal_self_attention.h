@@ -1,11 +1,8 @@
 // CausalSelfAttention(width, heads, dropout), nanoGPT's: x (B, T, width) -> c_attn, a Linear
 // width -> 3 width, split into queries, keys and values of `heads` heads (head size width /
 // heads); per head softmax(q kᵀ / sqrt(head size)) under a causal mask (position t attends to
-// positions <= t), attention dropout, · v; the heads merged back and c_proj, a Linear width ->
-// width, then residual dropout. Children c_attn, c_proj, attn_dropout, resid_dropout, so its
-// parameters read "c_attn.weight", "c_attn.bias", "c_proj.weight", "c_proj.bias" as PyTorch's.
-// Built on ops only (core/ops: permute, batched_gemm, causal_softmax): the T x T attention of
-// every head is kept for backward.
+// positions <= t), attention dropout, · v; the heads merged back and c_proj (width -> width),
+// then residual dropout. Built on ops only (core/ops: permute, batched_gemm, causal_softmax).
 #pragma once
 
 #include <memory>
@@ -17,6 +14,9 @@
 
 namespace kiln {
 
+// Children c_attn, c_proj, attn_dropout, resid_dropout, so its parameters read "c_attn.weight",
+// "c_attn.bias", "c_proj.weight", "c_proj.bias" as PyTorch's. The T x T attention of every head
+// is kept for backward.
 class CausalSelfAttention : public Module {
  public:
   // The dropouts draw their masks from dropout_seed and dropout_seed + 1.

@@ -1,9 +1,7 @@
 // A central-difference gradient checker for any Module (after Caffe's test_gradient_check_util),
-// public so that a layer written outside kiln is checked as kiln's own are. A module is checked on
-// L(x, θ) = sum(forward(x) * R) for a fixed random R, so dL/dy = R: backward(R) must match
-// (L(v + h) - L(v - h)) / 2h for sampled input and parameter elements. Points where the function
-// has a kink (ReLU at 0, max pooling ties) are found generically — the one-sided differences
-// disagree — and skipped, within a budget.
+// public so that a layer written outside kiln is checked as kiln's own are. Points where the
+// function has a kink (ReLU at 0, max pooling ties) are found generically — the one-sided
+// differences disagree — and skipped, within a budget.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +34,8 @@ struct GradientCheckResult {
   explicit operator bool() const { return ok; }
 };
 
+// A module is checked on L(x, θ) = sum(forward(x) * R) for a fixed random R, so dL/dy = R:
+// backward(R) must match (L(v + h) - L(v - h)) / 2h for sampled input and parameter elements.
 // Checks module.backward against central differences, for the input and every parameter. The
 // module must be on the CPU, in training mode, with a deterministic forward; its gradients are
 // left as one backward at x makes them.

@@ -1,10 +1,7 @@
 // The gradient-ready hook: reports, in every backward from now on, each module of a tree without
-// children (a layer) once its parameter gradients are final for the step: after its backward, or
-// when a container skips that backward (a ReLU fused into the Linear before it, a leading layer
-// without parameters when no input gradient is wanted). So every parameter is reported exactly
-// once per backward, at any depth: data-parallel training starts all-reducing a layer's gradients
-// while earlier layers compute (training/step_runner.cpp). A ModuleExtension
-// (layers/module_extension.h): children added later inherit it.
+// children (a layer) once its parameter gradients are final for the step, exactly once per
+// backward at any depth, so that data-parallel training starts all-reducing a layer's gradients
+// while earlier layers compute (training/step_runner.cpp).
 #pragma once
 
 #include <functional>
@@ -13,6 +10,10 @@
 
 namespace kiln {
 
+// A layer is reported after its backward, or when a container skips that backward (a ReLU fused
+// into the Linear before it, a leading layer without parameters when no input gradient is
+// wanted). The hook is a ModuleExtension (layers/module_extension.h): children added later
+// inherit it.
 using GradientReadyHook = std::function<void(Module& layer)>;
 
 // Replaces the gradient-ready hook of `tree` and every module below it with `hook`; an empty hook

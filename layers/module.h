@@ -1,9 +1,6 @@
 // Module: the base of every layer. Explicit forward/backward, no tape (as in Caffe and llm.c):
 // forward caches what backward needs, backward accumulates (+=) into parameter gradients and
 // returns the input gradient. The public methods check their inputs and call the *_impl hooks.
-// Outputs live in buffers the module owns and reuses while shapes stay the same, so a steady
-// training step allocates nothing; a returned tensor stays valid until the module's next call
-// (predict returns one the caller owns).
 #pragma once
 
 #include <functional>
@@ -54,6 +51,9 @@ struct Buffer {
 // gradient when the parent must give its own).
 enum class ChildInput : unsigned char { computed, parent_input };
 
+// Outputs live in buffers the module owns and reuses while shapes stay the same, so a steady
+// training step allocates nothing; a returned tensor stays valid until the module's next call
+// (predict returns one the caller owns).
 class Module {
  public:
   virtual ~Module();

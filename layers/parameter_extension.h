@@ -1,9 +1,7 @@
 // ParameterExtension: state a feature keeps beside a parameter's value without a field of its own
-// in Parameter (the bf16 copy that bf16 matrix products read: layers/bf16_shadow.h). A parameter
-// holds at most one extension of each type, made at its first use and kept for the parameter's
-// life, so its address stays valid for lists built once (an optimizer's). Whatever writes a value
-// other than an update that keeps the extensions current (moving, loading, broadcasting) calls
-// value_changed, and each drops what mirrored the old value.
+// in Parameter (the bf16 copy that bf16 matrix products read: layers/bf16_shadow.h). Whatever
+// writes a value other than an update that keeps the extensions current (moving, loading,
+// broadcasting) calls value_changed, and each drops what mirrored the old value.
 #pragma once
 
 #include <memory>
@@ -18,6 +16,8 @@ class ParameterExtension {
   virtual void value_changed() = 0;
 };
 
+// A parameter holds at most one extension of each type, made at its first use and kept for the
+// parameter's life, so its address stays valid for lists built once (an optimizer's).
 class ParameterExtensions {
  public:
   // The extension of type T, made (default-constructed) when the parameter has none yet.

@@ -1,10 +1,7 @@
 // Softmax cross-entropy over a sequence: logits (B, T, V) against next-token labels (B, T)
-// int32, the mean over the positions that count. A position whose label is the ignore index
-// (default -1, as PyTorch's ignore_index is -100 and nanoGPT's -1) contributes nothing to the
-// loss, is not counted in the mean and gets a zero gradient. It is the fused cross-entropy op
-// over the (B * T, V) view, so it shares its kernels (and their numerics) with CrossEntropyLoss;
-// the count of positions stays on the device (no wait for a GPU). All positions ignored: NaN,
-// as in PyTorch.
+// int32, the mean over the positions that count. It is the fused cross-entropy op over the
+// (B * T, V) view, so it shares its kernels (and their numerics) with CrossEntropyLoss; the count
+// of positions stays on the device (no wait for a GPU).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +12,9 @@ namespace kiln {
 
 class SequenceCrossEntropyLoss : public Loss {
  public:
+  // A position whose label is the ignore index (default -1, as PyTorch's ignore_index is -100 and
+  // nanoGPT's -1) contributes nothing to the loss, is not counted in the mean and gets a zero
+  // gradient. All positions ignored: NaN, as in PyTorch.
   // Throws kiln::Error for kNoIgnoreIndex (core/ops/softmax.h): every sequence loss has one.
   explicit SequenceCrossEntropyLoss(std::int32_t ignore_index = -1);
 

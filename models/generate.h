@@ -1,11 +1,7 @@
 // Sampling from a trained GPT, as nanoGPT's generate(): the logits of the last position divided
 // by the temperature, the top_k largest kept (top_k > 0), softmax, one token drawn; temperature
-// 0 picks the most likely token (greedy). With kv_cache each new token costs one position
-// (models/gpt_decoder.h); without it, a full forward over the text so far. Deterministic for a
-// seed, and the two paths give the same tokens. Once the text is longer than the model's
-// context, every token sees only the last `context` tokens, at positions 0 .. context - 1 (as
-// nanoGPT crops): their positions all change with each token, so no cache can be kept and each
-// further token costs a full forward over the last `context` tokens on either path.
+// 0 picks the most likely token (greedy). Deterministic for a seed, with or without the key-value
+// cache, and the two paths give the same tokens.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +24,11 @@ struct GenerateOptions {
 // tokens. Runs on the model's device, in inference (no dropout); the model's mode is kept.
 // Throws kiln::Error for an empty or too long prompt, an id outside the vocabulary, or options
 // out of range.
+// With kv_cache each new token costs one position (models/gpt_decoder.h); without it, a full
+// forward over the text so far. Once the text is longer than the model's context, every token
+// sees only the last `context` tokens, at positions 0 .. context - 1 (as nanoGPT crops): their
+// positions all change with each token, so no cache can be kept and each further token costs a
+// full forward over the last `context` tokens on either path.
 std::vector<std::int32_t> generate(Gpt& model, std::span<const std::int32_t> prompt,
                                    const GenerateOptions& options);
 

@@ -1,12 +1,8 @@
 // GPT, nanoGPT's model: token and learned position embeddings (wte, wpe), dropout, `layers`
 // blocks of [x + attn(ln_1(x)), then x + mlp(ln_2(x))] with mlp = c_proj(GELU-tanh(c_fc(x)))
 // and dropout, a final LayerNorm ln_f, and an output head tied to wte (layers/tied_linear.h).
-// x: (B, T) float32 token ids, T <= context -> logits (B, T, vocabulary). Parameters are named
-// as nanoGPT's state_dict ("transformer.wte.weight", "transformer.h.0.attn.c_attn.weight", ...),
-// with the tied matrix once, as "transformer.wte.weight"; every matrix is stored (out, in) as
-// PyTorch's, so a kiln safetensors file loads into nanoGPT's GPT and back. Initialised as
-// nanoGPT does: N(0, 0.02) for weights and embeddings, N(0, 0.02 / sqrt(2 layers)) for each
-// c_proj weight, zero biases, LayerNorms at weight 1 and bias 0.
+// x: (B, T) float32 token ids, T <= context -> logits (B, T, vocabulary). Its parameters and
+// initialisation are nanoGPT's, so a kiln safetensors file loads into nanoGPT's GPT and back.
 #pragma once
 
 #include <atomic>
@@ -33,6 +29,11 @@ struct GptConfig {
   std::uint64_t dropout_seed = 0;  // the dropouts' masks: seed + 2 per block, as counted inside
 };
 
+// Parameters are named as nanoGPT's state_dict ("transformer.wte.weight",
+// "transformer.h.0.attn.c_attn.weight", ...), with the tied matrix once, as
+// "transformer.wte.weight"; every matrix is stored (out, in) as PyTorch's. Initialised as nanoGPT
+// does: N(0, 0.02) for weights and embeddings, N(0, 0.02 / sqrt(2 layers)) for each c_proj weight,
+// zero biases, LayerNorms at weight 1 and bias 0.
 class Gpt : public Module {
  public:
   // `stop` (may be null) is polled after each block: when set, construction ends in

@@ -1,10 +1,7 @@
 // GptDecoder over the ops of the training path (linear_forward, layer_norm_forward, permute,
 // batched_gemm, softmax, activation_forward, binary) with no embedding lookup: the token's row
-// of wte and the position's row of wpe are views of the tables, summed. Each block appends the
-// position's key and value rows to its cache (position-major, as c_attn writes them), regroups
-// the cache by head with one permute (the heads' prefixes must be contiguous for batched_gemm),
-// and attends with the query of the new position alone: no causal mask is needed, every cached
-// position is past.
+// of wte and the position's row of wpe are views of the tables, summed. Each block attends with
+// the query of the new position alone: no causal mask is needed, every cached position is past.
 #include "kiln/models/gpt_decoder.h"
 
 #include <cmath>
@@ -55,6 +52,9 @@ void GptDecoder::layer_norm(const Tensor& x, LayerNorm& norm) {
 }
 
 // normed_ -> merged_ (1, width): the heads' outputs side by side, as c_proj takes them.
+// Appends the position's key and value rows to the block's cache (position-major, as c_attn
+// writes them), regroups the cache by head with one permute (the heads' prefixes must be
+// contiguous for batched_gemm), and attends with the new position's query.
 void GptDecoder::attend(Block& block) {
   const std::int64_t c = config_.width, h = config_.heads, d = head_size_;
   const std::int64_t t = length_ + 1;  // the cached positions and this one

@@ -1,10 +1,8 @@
 // GptDecoder: a Gpt's inference one position at a time with a key-value cache, what sampling runs
-// (models/generate.h). Each step takes one token at position length(), runs it through wte + wpe,
-// every block (ln_1, c_attn, attention of its query over the keys and values of all positions so
-// far, kept per block, c_proj, ln_2, MLP) and ln_f and the tied head, and returns the logits of
-// the next token: the last row of the full forward over the same tokens, at the cost of one
-// position instead of all of them. Inference only (no dropout, no backward); it reads the model's
-// parameters where they lie, so it works on the CPU and a GPU through the same ops.
+// (models/generate.h). Each step returns the logits of the next token: the last row of the full
+// forward over the same tokens, at the cost of one position instead of all of them. Inference only
+// (no dropout, no backward); it reads the model's parameters where they lie, so it works on the
+// CPU and a GPU through the same ops.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +24,9 @@ class GptDecoder {
   // next token, on the model's device; valid until the next step. The cache then holds one more
   // position. A full cache (length() == context) is a kiln::Error: reset and step the last tokens
   // again, at their new positions.
+  // The token runs through wte + wpe, every block (ln_1, c_attn, attention of its query over the
+  // keys and values of all positions so far, kept per block, c_proj, ln_2, MLP) and ln_f and the
+  // tied head.
   const Tensor& step(std::int32_t token);
   // Forgets every position (the next step is position 0).
   void reset() { length_ = 0; }

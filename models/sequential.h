@@ -1,10 +1,6 @@
 // Sequential: modules applied in order; backward runs them in reverse. Children are named
 // "layers.<i>", so parameters read "layers.0.weight" as in a PyTorch model whose `layers` is an
-// nn.Sequential, and safetensors files move between the two. Each module added is offered to the
-// one before it (Module::absorb): a Linear takes on a following ReLU and runs both as one fused op
-// (the bias and ReLU in the GEMM's epilogue on the GPU), also when the Linear ends a nested
-// Sequential; the ReLU stays in the list, in summaries and names, but its forward and backward
-// are skipped.
+// nn.Sequential, and safetensors files move between the two.
 #pragma once
 
 #include <memory>
@@ -18,6 +14,10 @@ class Sequential : public Module {
  public:
   Sequential() = default;
   explicit Sequential(std::vector<std::shared_ptr<Module>> modules);
+  // Each module added is offered to the one before it (Module::absorb): a Linear takes on a
+  // following ReLU and runs both as one fused op (the bias and ReLU in the GEMM's epilogue on the
+  // GPU), also when the Linear ends a nested Sequential; the ReLU stays in the list, in summaries
+  // and names, but its forward and backward are skipped.
   Sequential& add(std::shared_ptr<Module> module);
   template <typename M, typename... Args> Sequential& emplace(Args&&... args) {
     return add(std::make_shared<M>(std::forward<Args>(args)...));

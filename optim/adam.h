@@ -1,15 +1,6 @@
-// Adam and AdamW, as torch.optim.Adam and torch.optim.AdamW (amsgrad off). For each parameter p
-// with gradient g, at step t = 1, 2, ... (moments m, v start at zero):
-//   AdamW (decoupled): p = p * (1 - lr * weight_decay)
-//   Adam:              g = g + weight_decay * p
-//   m = beta1 * m + (1 - beta1) * g                        (as m.lerp_(g, 1 - beta1))
-//   v = beta2 * v + (1 - beta2) * g * g
-//   p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-// The moments are allocated on the parameters' device at the first step; on a GPU a step is one
-// fused launch per 64 parameters (adam_step in core/ops.h).
-// Parameter groups: AdamOptions::decays picks the parameters weight_decay applies to; the others
-// step with weight decay 0, as the second of PyTorch's two param_groups in nanoGPT's
-// configure_optimizers (models/gpt_weight_decay.h has the GPT rule). Still one fused update.
+// Adam and AdamW, as torch.optim.Adam and torch.optim.AdamW (amsgrad off). The moments are
+// allocated on the parameters' device at the first step; on a GPU a step is one fused launch per
+// 64 parameters (adam_step in core/ops.h), also with two weight-decay groups (AdamOptions::decays).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +10,9 @@
 
 namespace kiln {
 
+// Parameter groups: `decays` picks the parameters weight_decay applies to; the others step with
+// weight decay 0, as the second of PyTorch's two param_groups in nanoGPT's configure_optimizers
+// (models/gpt_weight_decay.h has the GPT rule).
 struct AdamOptions {
   float beta1 = 0.9f;
   float beta2 = 0.999f;
@@ -29,6 +23,12 @@ struct AdamOptions {
   std::function<bool(const Parameter&)> decays;
 };
 
+// For each parameter p with gradient g, at step t = 1, 2, ... (moments m, v start at zero):
+//   AdamW (decoupled): p = p * (1 - lr * weight_decay)
+//   Adam:              g = g + weight_decay * p
+//   m = beta1 * m + (1 - beta1) * g                        (as m.lerp_(g, 1 - beta1))
+//   v = beta2 * v + (1 - beta2) * g * g
+//   p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
 class Adam : public RecordableOptimizer {
  public:
   Adam(std::vector<Parameter*> parameters, float lr = 1e-3f, AdamOptions options = {});

@@ -1,9 +1,6 @@
 // RecordableOptimizer: an optimizer whose update can be recorded once into a CUDA graph and
-// replayed at every step (TrainerOptions::cuda_graph), as Sgd's and Adam's fused updates can. A
-// replayed update reads its learning rate (and Adam's bias corrections) from the row at a cursor
-// on the device, which then advances there (core/ops.h, StepScalarRows; optim/step_scalars.h
-// prepares the rows), never from the host. An optimizer derived from Optimizer alone trains
-// eagerly, and TrainerOptions::cuda_graph refuses it.
+// replayed at every step (TrainerOptions::cuda_graph), as Sgd's and Adam's fused updates can. An
+// optimizer derived from Optimizer alone trains eagerly, and TrainerOptions::cuda_graph refuses it.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +13,9 @@ class RecordableOptimizer : public Optimizer {
  public:
   using Optimizer::Optimizer;
 
+  // A replayed update reads its learning rate (and Adam's bias corrections) from the row at a
+  // cursor on the device, which then advances there (core/ops.h, StepScalarRows;
+  // optim/step_scalars.h prepares the rows), never from the host.
   // The update in the form a CUDA graph records, reading its scalars from `per_step`. Recording
   // runs nothing, so this leaves the host state alone: call replayed() after each replay. Needs
   // the state of an earlier step() or load_state().

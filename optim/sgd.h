@@ -1,11 +1,4 @@
 // SGD with momentum, dampening, Nesterov momentum and (L2) weight decay, as torch.optim.SGD.
-// For each parameter p with gradient g, at step t (from 0):
-//   g   = g + weight_decay * p
-//   if momentum != 0:
-//     buf = g                                              (t = 0)
-//     buf = momentum * buf + (1 - dampening) * g           (t > 0)
-//     g   = nesterov ? g + momentum * buf : buf
-//   p   = p - lr * g
 // The momentum buffers are allocated on the parameters' device at the first step; on a GPU a
 // step is one fused launch per 64 parameters (sgd_step in core/ops.h).
 #pragma once
@@ -21,6 +14,13 @@ struct SgdOptions {
   bool nesterov = false;  // needs momentum > 0 and dampening 0
 };
 
+// For each parameter p with gradient g, at step t (from 0):
+//   g   = g + weight_decay * p
+//   if momentum != 0:
+//     buf = g                                              (t = 0)
+//     buf = momentum * buf + (1 - dampening) * g           (t > 0)
+//     g   = nesterov ? g + momentum * buf : buf
+//   p   = p - lr * g
 class Sgd : public RecordableOptimizer {
  public:
   Sgd(std::vector<Parameter*> parameters, float lr, SgdOptions options = {});

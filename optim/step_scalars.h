@@ -1,9 +1,6 @@
 // StepScalars: the per-step scalars of the updates to come, kept on the optimizer's device for an
 // update recorded once into a CUDA graph and replayed at every step
 // (RecordableOptimizer::record_step).
-// Row k holds what the k-th replay after prepare() needs: its learning rate from the schedule
-// and, for Adam, the bias corrections of its step count. The cursor that picks the row lives on
-// the device and advances there; the host only counts the replays, to know when rows run out.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +11,9 @@
 
 namespace kiln {
 
+// Row k holds what the k-th replay after prepare() needs: its learning rate from the schedule
+// and, for Adam, the bias corrections of its step count. The cursor that picks the row lives on
+// the device and advances there; the host only counts the replays, to know when rows run out.
 class StepScalars {
  public:
   // Rows for the `count` updates at global steps first_step, first_step + 1, ... (learning rates

@@ -1,10 +1,7 @@
 // The run report's page (RunReport, training/run_report.h) as a pure function of what the run
-// measured: loss and accuracy curves per epoch, samples/s, the learning rate, each stage's share
-// of the step stacked per epoch, memory (GPU where trained on one, the process's peak resident
-// memory always), the diagnosis, the settings and a table of the epochs. One self-contained HTML
-// file: inline SVG charts (report/svg_chart.h), inline CSS, two small inline scripts: one
-// reloads the page every few seconds while the run goes on, keeping the scroll position; the
-// other marks it rendered (report/html.h's html_rendered_marker).
+// measured: curves per epoch, each stage's share of the step, memory, the diagnosis, the settings
+// and a table of the epochs. One self-contained HTML file: inline SVG charts (report/svg_chart.h),
+// inline CSS, two small inline scripts.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +27,11 @@ struct RunReportContent {
   int reload_seconds = 5;              // while not finished
 };
 
+// The page: loss and accuracy curves per epoch, samples/s, the learning rate, each stage's share
+// of the step stacked per epoch, memory (GPU where trained on one, the process's peak resident
+// memory always), the diagnosis, the settings and a table of the epochs. Of the two scripts, one
+// reloads the page every few seconds while the run goes on, keeping the scroll position; the other
+// marks it rendered (report/html.h's html_rendered_marker).
 std::string run_report_html(const RunReportContent& content);
 
 }  // namespace kiln

@@ -1,27 +1,7 @@
-// Data sets by name, the data words of the spec language:
-//   fashion-mnist[:FOLDER]   the IDX files, with their own test split
-//   article                  the article's generated set, with fresh test samples
-//   csv:PATH[:label=COLUMN][:target=class|float]
-//                            one sample per row; the target column by header name or 0-based
-//                            index (negative from the end; default 0, the first), holding class
-//                            labels (default) or float values (regression)
-//   npy:FEATURES[,LABELS]    an integer LABELS file gives classes, a float32/float64 one (N) or
-//                            (N, K) regression targets; without LABELS the last column is the label
-//   images:DIR               class folders; DIR/train and DIR/test when both exist; DIR/train
-//                            (or DIR/test) alone when it is DIR's only folder
-//   tokens:PATH[:chars|:u16][:vocab=N][:context=T]
-//                            token windows for next-token prediction (data/token_window_dataset.h):
-//                            a text file as bytes (vocabulary 256), as characters (:chars, the
-//                            file's distinct UTF-8 code points, sorted), nanoGPT's raw uint16 .bin
-//                            (:u16) or llm.c's .bin (recognised by its magic); vocab=N for the
-//                            .bin files (default: largest id + 1). The context T is the option or
-//                            DataSpecOptions::context. The split is by position: the last
-//                            test_share of the tokens validates (or all of test_data, a tokens:
-//                            spec of its own, read with the training file's vocabulary).
-// Options follow the path as ":key=value" and are read from the end, so a path may hold ':'
-// (only a tail like ":label=x" is taken as an option). Each source yields a train and a test
-// split; one without a test split of its own holds out `test_share` of its samples (every tenth
-// by default), or takes its test samples from `test_data`.
+// Data sets by name, the data words of the spec language: open_data turns a spec such as
+// "fashion-mnist", "csv:PATH:label=COLUMN" or "tokens:PATH:u16" into a train and a test split.
+// Each source yields both; one without a test split of its own holds out `test_share` of its
+// samples (every tenth by default), or takes its test samples from `test_data`.
 #pragma once
 
 #include <memory>
@@ -61,6 +41,29 @@ struct DataSpecOptions {
   std::int64_t context = 0;
 };
 
+// The specs open_data reads:
+//   fashion-mnist[:FOLDER]   the IDX files, with their own test split
+//   article                  the article's generated set, with fresh test samples
+//   csv:PATH[:label=COLUMN][:target=class|float]
+//                            one sample per row; the target column by header name or 0-based
+//                            index (negative from the end; default 0, the first), holding class
+//                            labels (default) or float values (regression)
+//   npy:FEATURES[,LABELS]    an integer LABELS file gives classes, a float32/float64 one (N) or
+//                            (N, K) regression targets; without LABELS the last column is the label
+//   images:DIR               class folders; DIR/train and DIR/test when both exist; DIR/train
+//                            (or DIR/test) alone when it is DIR's only folder
+//   tokens:PATH[:chars|:u16][:vocab=N][:context=T]
+//                            token windows for next-token prediction (data/token_window_dataset.h):
+//                            a text file as bytes (vocabulary 256), as characters (:chars, the
+//                            file's distinct UTF-8 code points, sorted), nanoGPT's raw uint16 .bin
+//                            (:u16) or llm.c's .bin (recognised by its magic); vocab=N for the
+//                            .bin files (default: largest id + 1). The context T is the option or
+//                            DataSpecOptions::context. The split is by position: the last
+//                            test_share of the tokens validates (or all of test_data, a tokens:
+//                            spec of its own, read with the training file's vocabulary).
+// Options follow the path as ":key=value" and are read from the end, so a path may hold ':'
+// (only a tail like ":label=x" is taken as an option).
+//
 // Throws kiln::Error naming the spec and the accepted forms, or the data's own error; with
 // test_data, also when the two sources' samples or targets do not match.
 DataSplits open_data(const std::string& spec, const DataSpecOptions& options = {});

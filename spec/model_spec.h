@@ -1,9 +1,7 @@
-// Model specs, the model words of the spec language: "article" (the article's 784-1024x4-10
-// MLP), "lenet5", "cnn" (both for 1x28x28 images), an MLP spec "mlp:784-512-256-10" (ReLU
-// between Linear layers), or a GPT "gpt:LAYERS-HEADS-WIDTH-CONTEXT" (models/gpt.h) over token
-// windows, its vocabulary the data's class count; the builders are models/presets.h. The input
-// width and class count of the data must fit the spec; a mismatch is an error that says which
-// side to change.
+// Model specs, the model words of the spec language: "article" (the article's 784-1024x4-10 MLP),
+// "lenet5", "cnn" (both for 1x28x28 images), an MLP spec "mlp:784-512-256-10" (ReLU between Linear
+// layers), or a GPT "gpt:LAYERS-HEADS-WIDTH-CONTEXT" (models/gpt.h) over token windows, its
+// vocabulary the data's class count; the builders are models/presets.h.
 #pragma once
 
 #include <memory>
@@ -30,6 +28,8 @@ struct Model {
   Sequential& sequential() const;
 };
 
+// The input width and class count of the data must fit the spec; a mismatch is an error that
+// says which side to change.
 // sample_shape: one sample's shape in the data, e.g. (1, 28, 28), or (T) token ids for gpt;
 // classes: the label count (gpt: the vocabulary size).
 // Parameters are named as in PyTorch ("layers.0.weight"), with no Flatten layer in front.

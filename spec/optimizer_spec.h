@@ -1,10 +1,5 @@
 // make_optimizer: an optimizer by name, the optimizer words of the spec language, with its
-// settings.
-//   sgd       SGD (momentum 0 unless set)   momentum  SGD, momentum 0.9 unless set
-//   nesterov  SGD, Nesterov momentum (0.9 unless set)
-//   adam      Adam (L2 weight decay added to the gradient)   adamw  AdamW (decoupled weight decay)
-// The defaults are PyTorch's (betas 0.9/0.999, eps 1e-8, dampening 0), so OptimizerSettings{}
-// trains bit for bit as before the settings existed.
+// settings: sgd, momentum and nesterov (SGD), adam and adamw.
 #pragma once
 
 #include <functional>
@@ -17,6 +12,8 @@
 
 namespace kiln {
 
+// The defaults are PyTorch's (betas 0.9/0.999, eps 1e-8, dampening 0), so OptimizerSettings{}
+// trains bit for bit as before the settings existed.
 struct OptimizerSettings {
   // SGD's momentum in [0, 1); unset: 0 for sgd, 0.9 for momentum and nesterov.
   std::optional<float> momentum;
@@ -30,6 +27,10 @@ struct OptimizerSettings {
   std::function<bool(const Parameter&)> decays;
 };
 
+// The names:
+//   sgd       SGD (momentum 0 unless set)   momentum  SGD, momentum 0.9 unless set
+//   nesterov  SGD, Nesterov momentum (0.9 unless set)
+//   adam      Adam (L2 weight decay added to the gradient)   adamw  AdamW (decoupled weight decay)
 // Throws kiln::Error listing the accepted names when `name` is not one of them, for a setting
 // out of range, and for one the named optimizer does not have (beta1 for SGD, momentum for
 // Adam), naming the OptimizerSettings field.

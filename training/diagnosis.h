@@ -1,9 +1,8 @@
-// The bottleneck diagnosis: from an epoch's measurements, what limits training and what to
-// change, as data a program can act on (the bottleneck, the findings, each finding's advice as
-// settings and values, the suggested worker count and batch size) and in plain words — "input-
-// bound: 81 % of step time waiting for data; try DataLoaderOptions::num_workers = 8". The words
-// for a setting are the caller's (SettingWords): the library names its API, an app its flags.
-// A pure function of the report, so each rule is tested on made-up figures.
+// The bottleneck diagnosis: from an epoch's measurements, what limits training and what to change,
+// as data a program can act on (the findings, their advice as settings and values) and in words:
+// "input-bound: 81 % of step time waiting for data; try DataLoaderOptions::num_workers = 8". The
+// words are the caller's (SettingWords): the library names its API, an app its flags. A pure
+// function of the report, so each rule is tested on made-up figures.
 #pragma once
 
 #include <cstdint>

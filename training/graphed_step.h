@@ -1,10 +1,6 @@
 // GraphedStep: the CUDA graph of TrainerOptions::cuda_graph — the whole step of a batch (forward,
 // loss, metrics, zero_grad, backward and the optimizer update) recorded once and replayed with one
-// launch. The graph reads the batch from x and y (each batch is copied there first) and writes the
-// modules' own buffers, so anything that may reallocate them (a batch of another shape,
-// evaluation) resets it; the next batch then runs eagerly at the new shapes and the one after is
-// recorded. The recorded update reads its learning rate (and Adam's bias corrections) from
-// `scalars`, rows prepared at the recording for the steps to come.
+// launch.
 #pragma once
 
 #include "kiln/core/cuda_graph.h"
@@ -13,6 +9,11 @@
 
 namespace kiln {
 
+// The graph reads the batch from x and y (each batch is copied there first) and writes the
+// modules' own buffers, so anything that may reallocate them (a batch of another shape,
+// evaluation) resets it; the next batch then runs eagerly at the new shapes and the one after is
+// recorded. The recorded update reads its learning rate (and Adam's bias corrections) from
+// `scalars`, rows prepared at the recording for the steps to come.
 struct GraphedStep {
   CudaGraph graph;
   StepScalars scalars;

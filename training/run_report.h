@@ -1,9 +1,6 @@
 // RunReport: the observer that keeps an HTML report of a run in a folder, `report.html`
-// (report/run_report_page.h: curves, stage shares, memory, the diagnosis, the settings). It is
-// written when fit() begins, after each epoch and when fit() ends, each time to a temporary file
-// renamed over the old one, so a browser that has it open never reads half a page; while the run
-// goes on the page reloads itself. Every rank runs the observers it is given: add it on one
-// (rank 0).
+// (report/run_report_page.h: curves, stage shares, memory, the diagnosis, the settings). Every
+// rank runs the observers it is given: add it on one (rank 0).
 //
 //   trainer.add_observer(std::make_shared<kiln::RunReport>("runs/mlp"));
 #pragma once
@@ -23,6 +20,9 @@ struct RunReportOptions {
   const SettingWords* words = nullptr;
 };
 
+// The page is written when fit() begins, after each epoch and when fit() ends, each time to a
+// temporary file renamed over the old one, so a browser that has it open never reads half a page;
+// while the run goes on the page reloads itself.
 class RunReport : public TrainingObserver {
  public:
   // Creates `dir` if missing and writes a first page now, so a bad path fails before any work.

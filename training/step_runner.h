@@ -1,9 +1,8 @@
-// StepRunner: one training step of a Trainer, in its three forms. Eager: forward + loss,
-// backward and the optimizer update, each a profiled stage. Graphed (TrainerOptions::cuda_graph):
-// the whole step recorded once as a CUDA graph and replayed (graphed_step.h). Replicated (a
-// communicator of several ranks): weights broadcast from rank 0 once, and gradients averaged in
-// buckets started from inside backward. The loop around it, the reports and the observers are
-// the Trainer's (training/trainer.cpp).
+// StepRunner: one training step of a Trainer, in its three forms. Eager: forward + loss, backward
+// and the optimizer update, each a profiled stage. Graphed (TrainerOptions::cuda_graph): the whole
+// step recorded once as a CUDA graph and replayed (graphed_step.h). Replicated (a communicator of
+// several ranks): weights broadcast from rank 0 once, and gradients averaged in buckets started
+// from inside backward.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +34,7 @@ struct StepRunnerOptions {
   float clip_grad_norm = 0.0f;  // TrainerOptions::clip_grad_norm
 };
 
+// The loop around it, the reports and the observers are the Trainer's (training/trainer.cpp).
 class StepRunner {
  public:
   // `model`, `optimizer`, `loss` and `comm` must outlive the runner.

@@ -1,14 +1,7 @@
 // kiln::Trainer: the training loop as a library class, for any Module, Optimizer, Loss and
-// DataLoader. Each step is profiled by stage (data wait, copy, forward, backward, optimizer,
-// all-reduce), each epoch ends in an EpochReport (stage times, utilisation, memory, losses,
-// accuracy), and the diagnosis says what limits training and what to change. It checks the loss
-// for NaN, writes checkpoints and resumes from them, can replay each step as one CUDA graph, and
-// trains as one rank of a data-parallel job when given a Communicator. The train app is a thin
-// shell over it (apps/train/ builds the objects from its flags). Its messages and advice name
-// this API (TrainerOptions::precision); an app words them as its flags.
-//
-//   kiln::Trainer trainer(model, optimizer, loss, {.device = kiln::Device::cpu(), .out =
-//   &std::cout}); kiln::FitResult result = trainer.fit(train_loader, 10, &test_loader);
+// DataLoader. Each step is profiled by stage, each epoch ends in an EpochReport, and the diagnosis
+// says what limits training and what to change. The train app is a thin shell over it (apps/train/
+// builds the objects from its flags).
 #pragma once
 
 #include <atomic>
@@ -110,6 +103,15 @@ struct FitResult {
   bool stopped_early = false;       // stopped after an epoch by request_stop() (a hook, say)
 };
 
+// Stages: data wait, copy, forward, backward, optimizer, all-reduce; an EpochReport holds stage
+// times, utilisation, memory, losses and accuracy. The trainer checks the loss for NaN, writes
+// checkpoints and resumes from them, can replay each step as one CUDA graph, and trains as one
+// rank of a data-parallel job when given a Communicator. Its messages and advice name this API
+// (TrainerOptions::precision); an app words them as its flags.
+//
+//   kiln::Trainer trainer(model, optimizer, loss,
+//                         {.device = kiln::Device::cpu(), .out = &std::cout});
+//   kiln::FitResult result = trainer.fit(train_loader, 10, &test_loader);
 class Trainer {
  public:
   // `model`, `optimizer` and `loss` must outlive the trainer. Throws kiln::Error for options that

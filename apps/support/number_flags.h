@@ -1,10 +1,8 @@
 // How every app reads its numeric flags and ends on a bad command line: the value is checked as
-// text before CLI11 converts it, so that too large, negative, non-finite or non-numeric values
-// all end in one line of the app's, naming the flag, the value as given and the range in words
-// ("kiln-generate: --tokens must be >= 0, found -1"; "train: --epochs must be in [1,
-// 2147483647], found 99999999999"),
-// never CLI11's "Value -1 not in range 0.000000 to 1797693134862315708145...". One rule, one
-// message, for every numeric flag of every app.
+// text before CLI11 converts it, so that too large, negative, non-finite or non-numeric values all
+// end in one line of the app's, naming the flag, the value as given and the range in words
+// ("train: --epochs must be in [1, 2147483647], found 99999999999"), never CLI11's "Value -1 not
+// in range 0.000000 to 1797693134862315708145...". One rule, one message, for every numeric flag.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -1,10 +1,7 @@
-// Injected faults, for the tests of failure handling that run train as an mpirun job:
-// KILN_INJECT_FAULT="fail:RANK:STEP" makes rank RANK throw at training step STEP (0-based);
-// "hang:RANK:STEP" makes it stop answering there; "kill:RANK:STEP" makes it die there at once
-// (SIGKILL: no message, no checkpoint, as a crashed host or the OOM killer). train attaches it to
-// its Trainer as an observer (training/observer.h); the library itself reads no such variable and
-// has no option for it. It stays in the train program, not a test build of it, because the mpi
-// tests run the program users run.
+// Injected faults, for the tests of failure handling that run train as an mpirun job: rank RANK
+// fails, hangs or dies at a training step, as KILN_INJECT_FAULT says. The library itself reads no
+// such variable and has no option for it. It stays in the train program, not a test build of it,
+// because the mpi tests run the program users run.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +13,10 @@
 
 namespace kiln {
 
+// KILN_INJECT_FAULT="fail:RANK:STEP" makes rank RANK throw at training step STEP (0-based);
+// "hang:RANK:STEP" makes it stop answering there; "kill:RANK:STEP" makes it die there at once
+// (SIGKILL: no message, no checkpoint, as a crashed host or the OOM killer). train attaches it to
+// its Trainer as an observer (training/observer.h).
 class FaultInjection : public TrainingObserver {
  public:
   FaultInjection();  // reads the environment; throws kiln::Error for a value of another form

@@ -1,9 +1,7 @@
 // train: trains a model on one device and reports where the time goes — the article's
 // measurement — ending with a diagnosis of the bottleneck. With only --device it trains the
-// article's network on Fashion-MNIST. Errors print one message and exit 1; Ctrl-C, SIGTERM and
-// SIGHUP finish the step, save a checkpoint (with --checkpoint) and exit 128 + the signal's number
-// (130, 143, 129: apps/train/stop_signals.h). Data parallel over GPUs with
-// --gpus 0,1,2, or as the ranks of `mpirun -np N train ...`; a failing rank ends the whole job.
+// article's network on Fashion-MNIST. Data parallel over GPUs with --gpus 0,1,2, or as the ranks
+// of `mpirun -np N train ...`; a failing rank ends the whole job.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -161,6 +159,9 @@ std::string rank_prefix() {
 
 }  // namespace
 
+// Errors print one message and exit 1; Ctrl-C, SIGTERM and SIGHUP finish the step, save a
+// checkpoint (with --checkpoint) and exit 128 + the signal's number (130, 143, 129:
+// apps/train/stop_signals.h).
 int main(int argc, char** argv) {
   kiln::prefer_passive_openmp_waiting(argv);  // core/openmp_wait_policy.h: why
   kiln::TrainOptions options;

@@ -1,10 +1,7 @@
 // No handler: the stop signals are blocked in every thread, and one thread that runs nothing else
 // takes them with sigwait() and stores the signal's number and the flag (atomics, which the
-// training loop polls between steps: TrainerOptions::stop). A handler runs on whichever thread
-// the signal finds, at that thread's stack pointer, and oneDNN's JIT f32 GEMM kernels
-// (x64:gemm:jit of the system's oneDNN 2.6; fixed upstream in 3.11, oneDNN issue 4845) point rsp
-// at a heap workspace while they run: the kernel then wrote the signal frame into the heap, and a
-// later free() aborted with "corrupted size vs. prev_size while consolidating".
+// training loop polls between steps: TrainerOptions::stop). A handler ran on whatever thread the
+// signal found, inside oneDNN's JIT kernels too, and corrupted the heap there (see below).
 #include "apps/train/stop_signals.h"
 
 #include <pthread.h>
@@ -26,6 +23,11 @@ constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 }  // namespace
 
+// A handler runs on whichever thread the signal finds, at that thread's stack pointer, and
+// oneDNN's JIT f32 GEMM kernels (x64:gemm:jit of the system's oneDNN 2.6; fixed upstream in 3.11,
+// oneDNN issue 4845) point rsp at a heap workspace while they run: the kernel then wrote the
+// signal frame into the heap, and a later free() aborted with "corrupted size vs. prev_size while
+// consolidating".
 void install_stop_signals() {
   sigset_t taken;
   sigemptyset(&taken);

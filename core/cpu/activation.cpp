@@ -1,11 +1,7 @@
 // CPU activations and their derivatives, elementwise over n floats. dx may alias dy: each
 // element is read before it is written. Sigmoid and tanh differentiate through the output y
 // (as PyTorch does); ReLU, LeakyReLU and GELU through the input x. GELU is the exact erf form
-// (PyTorch's default), written with erfc so that it stays accurate for large negative x; GELU
-// tanh is 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), as PyTorch's
-// approximate='tanh', computed as x sigmoid(2u) (the same function: 1 + tanh(u) = 2 sigmoid(2u)),
-// which does not cancel where tanh(u) nears -1. The tanh GELU (GPT's, on every MLP element) runs
-// chunk by chunk over Eigen's vectorised exp (core/cpu/vector_math.h).
+// (PyTorch's default); GELU tanh is PyTorch's approximate='tanh'.
 #include <cmath>
 
 #include "kiln/core/cpu/activation.h"
@@ -24,6 +20,10 @@ constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1 / sqrt(2 pi)
 // the latter cancels catastrophically for x < -2.
 inline float normal_cdf(float x) { return 0.5f * std::erfc(-x * kSqrtHalf); }
 
+// GELU tanh is 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), computed as x sigmoid(2u)
+// (the same function: 1 + tanh(u) = 2 sigmoid(2u)), which does not cancel where tanh(u) nears -1.
+// It is GPT's, on every MLP element, so it runs chunk by chunk over Eigen's vectorised exp
+// (core/cpu/vector_math.h).
 constexpr float kSqrt2OverPi = 0.79788456080286536f;  // sqrt(2 / pi)
 constexpr float kGeluCubic = 0.044715f;
 // sigmoid(2u) = (1 + tanh(u)) / 2 with u = sqrt(2/pi) (x + 0.044715 x^3): the tanh GELU's gate.

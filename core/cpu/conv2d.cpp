@@ -1,9 +1,7 @@
-// CPU convolution (NCHW, weight (OC, C, kH, kW)) as im2col + GEMM, as Caffe does it: each
-// image's receptive fields are unrolled into a column matrix col (C·kH·kW, OH·OW), so the
-// forward and both gradients are one cpu::gemm per image. Images are spread over OpenMP threads
-// (each GEMM then runs single-threaded: Eigen does not nest); the weight gradient sums fixed
-// chunks of the batch in a fixed order, so its bits never depend on the thread count. That is
-// the reference; the oneDNN path (core/cpu/onednn/conv.cpp) runs where it is selected.
+// CPU convolution (NCHW, weight (OC, C, kH, kW)) as im2col + GEMM, as Caffe does it: each image's
+// receptive fields are unrolled into a column matrix col (C·kH·kW, OH·OW), so the forward and both
+// gradients are one cpu::gemm per image. That is the reference; the oneDNN path
+// (core/cpu/onednn/conv.cpp) runs where it is selected.
 #include <algorithm>
 #include <vector>
 
@@ -79,6 +77,9 @@ bool use_onednn(const Window2d& g) {
 
 }  // namespace
 
+// Images are spread over OpenMP threads (each GEMM then runs single-threaded: Eigen does not
+// nest); the weight gradient sums fixed chunks of the batch in a fixed order, so its bits never
+// depend on the thread count.
 void conv2d_forward(const rec::Conv2dForward& r) {
   const Window2d& g = r.g;
   if (use_onednn(g)) return onednn::conv2d_forward(r, bf16_products());

@@ -1,10 +1,7 @@
 // CPU GEMM: c (m, n) = alpha * op(a) @ op(b) + beta * c on row-major buffers, through oneDNN's
 // matmul when that path is selected (core/cpu_compute.h); else, the reference, through OpenBLAS's
 // sgemm when kiln was built with its OpenMP build (cmake/KilnBlas.cmake), or Eigen's blocked,
-// vectorised product. Under MatmulPrecision::bf16 the inputs are rounded to bf16 on both paths.
-// Both parallelise over OpenMP's thread pool (core/parallel.h), the same pool kiln's own loops use.
-// beta == 0 overwrites c without reading it (as BLAS does), so uninitialised or NaN output memory
-// never leaks into the result.
+// vectorised product.
 #include <Eigen/Core>
 #if KILN_OPENBLAS
 #include <cblas.h>
@@ -46,6 +43,10 @@ const char* reference_gemm_name() {
 #endif
 }
 
+// Under MatmulPrecision::bf16 the inputs are rounded to bf16 on both paths. Both parallelise over
+// OpenMP's thread pool (core/parallel.h), the same pool kiln's own loops use. beta == 0 overwrites
+// c without reading it (as BLAS does), so uninitialised or NaN output memory never leaks into the
+// result.
 void gemm(const rec::Gemm& o) {
   const bool trans_a = o.trans_a, trans_b = o.trans_b;
   const Index m = o.m, n = o.n, k = o.k;

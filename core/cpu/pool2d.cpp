@@ -1,10 +1,7 @@
-// CPU max and average pooling (NCHW), one (n, c) plane per OpenMP iteration. Windows are clipped
-// to the input: max pooling never picks padding (PyTorch's implicit -inf), average pooling
-// divides by the full kH·kW (count_include_pad). Max pooling records the flat index of each
-// window's first maximum (a NaN beats any number, as in core/cpu/reduce.cpp), and its backward
-// routes each gradient there; overlapping windows add up in a fixed order. oneDNN's pooling is
-// not used: its max pooling lets a NaN lose to any number (a diverging layer would be hidden),
-// and on kiln's plain NCHW layout it runs its simple, unvectorised implementation.
+// CPU max and average pooling (NCHW), one (n, c) plane per OpenMP iteration; windows are clipped
+// to the input. oneDNN's pooling is not used: its max pooling lets a NaN lose to any number (a
+// diverging layer would be hidden), and on kiln's plain NCHW layout it runs its simple,
+// unvectorised implementation.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -74,6 +71,9 @@ void max_pool2x2(const Window2d& g, const float* x, float* y, std::int32_t* argm
   }
 }
 
+// Max pooling never picks padding (PyTorch's implicit -inf) and records the flat index of each
+// window's first maximum (a NaN beats any number, as in core/cpu/reduce.cpp); its backward routes
+// each gradient there, and overlapping windows add up in a fixed order.
 void max_forward(const rec::MaxPool2dForward& r) {
   const Window2d& g = r.g;
   const float* x = r.x;
@@ -114,6 +114,7 @@ void max_backward(const rec::MaxPool2dBackward& r) {
   }
 }
 
+// Average pooling divides by the full kH·kW (count_include_pad).
 void avg_forward(const rec::AvgPool2dForward& r) {
   const Window2d& g = r.g;
   const float* x = r.x;

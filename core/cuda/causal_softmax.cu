@@ -1,11 +1,7 @@
 // CUDA causal softmax: one warp per row (query i = row mod T sees columns j <= i), the CPU
-// reference's steps (core/cpu/causal_softmax.cpp), not its arithmetic: the scaled row shifted by
-// its maximum, exponentiated in double (the CPU: its vectorised float exp), the sum in double
-// reduced in a fixed order (detail::group_reduce), and each exp divided by that sum (the CPU
-// multiplies by the float 1 / sum); masked columns are exact zeros. So the two agree within
-// rounding, the op harness's reduction tolerance (1e-4 relative), not bit for bit; backward is
-// the CPU's expression, its dot product summed in another order. The warps need no barrier, so
-// each loops over its rows on its own.
+// reference's steps (core/cpu/causal_softmax.cpp), not its arithmetic, so the two agree within
+// rounding, the op harness's reduction tolerance (1e-4 relative), not bit for bit. Masked columns
+// are exact zeros. The warps need no barrier, so each loops over its rows on its own.
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/ops/causal_softmax_record.h"
@@ -29,6 +25,9 @@ __device__ __forceinline__ Index row_stride() {
   return static_cast<Index>(gridDim.x) * kRowsPerBlock;
 }
 
+// The scaled row shifted by its maximum, exponentiated in double (the CPU: its vectorised float
+// exp), the sum in double reduced in a fixed order (detail::group_reduce), and each exp divided
+// by that sum (the CPU multiplies by the float 1 / sum).
 __global__ void forward_kernel(Index rows, Index t, const float* x, float* y, float scale) {
   const int lane = threadIdx.x % kWarp;
   for (Index r = first_row(); r < rows; r += row_stride()) {
@@ -50,6 +49,7 @@ __global__ void forward_kernel(Index rows, Index t, const float* x, float* y, fl
   }
 }
 
+// The CPU's expression, its dot product summed in another order.
 __global__ void backward_kernel(Index rows, Index t, const float* y, const float* dy, float* dx,
                                 float scale) {
   const int lane = threadIdx.x % kWarp;

@@ -1,11 +1,7 @@
 // CUDA embedding. Forward: one thread per output element. Backward: the CPU reference's sums
 // (core/cpu/embedding.cpp: dweight[row][c] += dy[i][c] for the ids in their order, one float
-// rounding per add), so both give the same bits, in parallel over the distinct ids and columns:
-// the positions are sorted by their row with a stable radix sort (cub::DeviceRadixSort: equal
-// rows keep the ids' order), the runs of one row found (cub::DeviceRunLengthEncode), and one
-// thread per (run, column) adds its run's rows of dy in that order. No atomics: the same bits on
-// every run. An id repeated n times is still a chain of n adds (a warp loads 32 rows of dy at a
-// time ahead of them), so the time follows the most frequent id, not the number of ids.
+// rounding per add), so both give the same bits, in parallel over the distinct ids and columns.
+// No atomics: the same bits on every run.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
@@ -107,6 +103,11 @@ void embedding_forward(const rec::EmbeddingForward& o, cudaStream_t stream) {
   KILN_CUDA_CHECK_LAUNCH();
 }
 
+// The positions are sorted by their row with a stable radix sort (cub::DeviceRadixSort: equal
+// rows keep the ids' order), the runs of one row found (cub::DeviceRunLengthEncode), and one
+// thread per (run, column) adds its run's rows of dy in that order. An id repeated n times is
+// still a chain of n adds (a warp loads 32 rows of dy at a time ahead of them), so the time
+// follows the most frequent id, not the number of ids.
 void embedding_backward(const rec::EmbeddingBackward& o, cudaStream_t stream) {
   const Index count = o.count, num = o.num, dim = o.dim;
   if (count * dim == 0) return;

@@ -2,11 +2,7 @@
 // (a fixed order: the same bits every run), then the CPU reference's float expressions
 // (core/cpu/layer_norm.cpp) term for term. The per-feature gradients (dgamma, dbeta) are the
 // CPU's column sums over the rows in double in row order, so they have the CPU's bits: each
-// product dy * xhat of two floats is exact in double, so only the order of the adds could differ,
-// and it does not. One block per 16 columns: its first warp adds the rows in order while the other
-// seven stage the next 128 rows' dy and xhat in shared memory, so that the chain of adds, not
-// the loads, sets the time: one add after another per column, `rows` long (an estimate, not yet
-// measured: about 0.1 ms at 16k rows on an H100, where one thread per column took milliseconds).
+// product dy * xhat of two floats is exact in double, so only the order of the adds could differ.
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/launch.cuh"
 #include "kiln/core/ops/layer_norm_record.h"
@@ -73,6 +69,11 @@ __global__ void backward_data_kernel(rec::LayerNormBackward o) {
   }
 }
 
+// dgamma and dbeta: one block per 16 columns: its first warp adds the rows in order while the
+// other seven stage the next 128 rows' dy and xhat in shared memory, so that the chain of adds,
+// not the loads, sets the time: one add after another per column, `rows` long (an estimate, not
+// yet measured: about 0.1 ms at 16k rows on an H100, where one thread per column took
+// milliseconds).
 constexpr int kParamCols = 16;   // columns per block: half a warp adds, one lane per column
 constexpr int kParamRows = 128;  // rows staged per step
 constexpr int kLoaders = kThreads - kWarp;

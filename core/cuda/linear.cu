@@ -1,10 +1,7 @@
 // CUDA Linear forward through cuBLASLt: one matmul whose epilogue adds the bias and applies the
 // ReLU as the tile is written, instead of a GEMM, a bias kernel and an activation kernel that each
 // read and write y again. Descriptors and the heuristic's algorithm are looked up once per shape
-// and operand alignment and kept (per thread: each data-parallel worker thread drives its own
-// GPU). Where cuBLASLt has no algorithm for a case (or the product is empty), the cuBLAS GEMM and
-// the bias and ReLU kernels do the same work. With ReluEpilogue::separate (core/relu_epilogue.h)
-// the epilogue adds the bias only and kiln's ReLU kernel, which lets NaN through, follows.
+// and operand alignment and kept (per thread: each data-parallel worker thread drives its own GPU).
 #include <cublasLt.h>
 
 #include <atomic>
@@ -176,6 +173,9 @@ void unfused_forward(Index n, Index in, Index out, const float* x, const float* 
 
 std::int64_t linear_forward_fallbacks() { return g_fallbacks.load(); }
 
+// Where cuBLASLt has no algorithm for a case (or the product is empty), the cuBLAS GEMM and the
+// bias and ReLU kernels do the same work. With ReluEpilogue::separate (core/relu_epilogue.h) the
+// epilogue adds the bias only and kiln's ReLU kernel, which lets NaN through, follows.
 void linear_forward(const rec::LinearForward& o, cudaStream_t stream) {
   const Index n = o.n, in = o.in, out = o.out;
   const float *x = o.x, *w = o.w, *bias = o.bias;

@@ -1,9 +1,8 @@
 // custom_layer: a gated linear unit written as a user would write a layer kiln lacks,
 //   y = (x A^T + a) * sigmoid(x G^T + g),
-// from two Linear children and kiln's ops, so it runs on either device, with its own backward.
-// kiln::check_gradients compares that backward with central differences for the input and all
-// four parameters. A copy whose backward forgets the sigmoid's derivative must fail the same
-// check: the example exits 1 unless the right layer passes and the wrong one is caught.
+// from two Linear children and kiln's ops, so it runs on either device, with its own backward. The
+// example exits 1 unless kiln::check_gradients passes it and catches a copy whose backward is
+// wrong.
 #include <cstdio>
 #include <memory>
 
@@ -61,6 +60,9 @@ class GatedLinear : public kiln::Module {
 
 }  // namespace
 
+// kiln::check_gradients compares the backward with central differences for the input and all
+// four parameters. A copy whose backward forgets the sigmoid's derivative must fail the same
+// check.
 int main(int, char** argv) {
   kiln::prefer_passive_openmp_waiting(argv);  // first: spinning OpenMP threads slow a shared CPU
   try {

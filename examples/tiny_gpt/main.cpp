@@ -1,14 +1,7 @@
 // tiny_gpt: nanoGPT's "baby GPT" (4 layers, 4 heads, width 128, context 64) trained byte by byte
-// on the fortunes of Debian's `fortunes` package (or a text file given), with nanoGPT's recipe
-// for it: batch 12, AdamW at 1e-3 (betas 0.9, 0.99, weight decay 0.1 on the matrices), gradients
-// clipped to a global norm of 1, a linear warm-up over the first 5 % of the steps, then cosine
-// decay to 1e-4; 2000 steps by default. The last 10 % of the text validates. Prints the loss
-// curve's points (step, train loss, validation loss) and a sample of generated text
-// (kiln::generate, nanoGPT's sample.py settings: temperature 0.8, top-k 200, from a newline). Exits
-// 1 unless the validation loss fell to under 0.8 of the untrained model's and the sample holds the
-// tokens asked for.
-//   tiny_gpt [--steps N] [--eval-interval N] [--max-bytes N] [--sample-tokens N] [--seed S]
-//            [TEXT_FILE]
+// on the fortunes of Debian's `fortunes` package (or a text file given), with nanoGPT's recipe for
+// it; prints the loss curve and a sample of generated text. Exits 1 unless the validation loss
+// fell to under 0.8 of the untrained model's and the sample holds the tokens asked for.
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -33,6 +26,8 @@ struct Options {
   std::string path;  // empty: the fortunes
 };
 
+//   tiny_gpt [--steps N] [--eval-interval N] [--max-bytes N] [--sample-tokens N] [--seed S]
+//            [TEXT_FILE]
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -102,6 +97,11 @@ std::string sample(kiln::Gpt& model, std::int64_t tokens, std::uint64_t seed) {
 
 }  // namespace
 
+// nanoGPT's recipe: batch 12, AdamW at 1e-3 (betas 0.9, 0.99, weight decay 0.1 on the matrices),
+// gradients clipped to a global norm of 1, a linear warm-up over the first 5 % of the steps, then
+// cosine decay to 1e-4; 2000 steps by default. The last 10 % of the text validates. Prints the
+// loss curve's points (step, train loss, validation loss), then a sample (kiln::generate with
+// nanoGPT's sample.py settings: temperature 0.8, top-k 200, from a newline).
 int main(int argc, char** argv) {
   kiln::prefer_passive_openmp_waiting(argv);  // first: spinning OpenMP threads slow a shared CPU
   try {

@@ -1,10 +1,8 @@
-// Hostile input, round 4, end to end: what the apps were found to do with the new surfaces.
-// Numeric flags of every app end in train's one line (the flag, the value, the range in words),
-// never a 309-digit number or CLI11's two lines; gpt: specs name their part; a GPT larger than
-// memory is refused with the figures before any layer; an MLP on token windows is named as not
-// fitting the data; --steps 0 is refused; --find-batch-size works with a GPT; a resume with other
-// clipping, weight-decay groups or text is named; a stop signal ends a long build; kiln-doctor's
-// --json into a folder fails before measuring; kiln-generate's --tokens past memory is one line.
+// Hostile input, round 4, end to end: what the apps were found to do with the new surfaces, each
+// now a refusal or one clear line. Numeric flags of every app end in train's one line (the flag,
+// the value, the range in words), never a 309-digit number or CLI11's two lines; then gpt: specs,
+// a GPT larger than memory (refused before any layer), an MLP on token windows, --steps 0, a
+// resume with other settings, a stop signal during a long build and kiln-doctor's --json.
 #include <gtest/gtest.h>
 #include <signal.h>
 

@@ -1,9 +1,8 @@
-// The device memory rules behind streams, graphs and threads, seen through the public API: a
-// block freed while another stream still uses it is not handed out again before that stream has
-// passed the free; a CUDA graph keeps the library workspace it recorded with while eager work
-// takes its own, and a temporary of the recorded work stays with the graph; and a thread's
-// library state (cuBLASLt handles and plans, the 32 MiB workspace per stream) goes back when the
-// thread ends.
+// The device memory rules behind streams, graphs and threads, seen through the public API: a block
+// freed while another stream still uses it is not reused before that stream passes the free; a CUDA
+// graph keeps the library workspace it recorded with while eager work takes its own, and a
+// temporary of the recorded work stays with the graph; a thread's library state (cuBLASLt handles
+// and plans, the 32 MiB workspace per stream) goes back when the thread ends.
 #include <gtest/gtest.h>
 
 #include <thread>

@@ -1,11 +1,7 @@
 // GPU parity of kiln::linear_forward (cuBLASLt with the BIAS / RELU_BIAS / RELU epilogues, or the
 // BIAS epilogue and kiln's ReLU kernel) against the CPU: with and without bias and ReLU at odd and
-// article sizes, an empty inner dimension, operands that are slices (unaligned pointers, another
-// cached plan), a second bias through the same cached plan, NaN through either ReLU, and TF32 /
-// bf16 tensor-core math. Whether cuBLASLt has a kernel for a shape is its choice: no fallback is
-// allowed at the article's own shapes (batch 256 and 1024, width 1024, rows 16-byte aligned),
-// where it would cost every training step; every other shape reports which path it took
-// ("kiln-report:" lines, which scripts/gpu-check.sh gathers into its summary).
+// article sizes, an empty inner dimension, sliced operands (unaligned pointers, another cached
+// plan), a second bias through the same cached plan, NaN through either ReLU, and TF32 / bf16.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -44,6 +40,10 @@ class ReluEpilogueScope {
   ReluEpilogue before_;
 };
 
+// Whether cuBLASLt has a kernel for a shape is its choice: no fallback is allowed at the article's
+// own shapes (batch 256 and 1024, width 1024, rows 16-byte aligned), where it would cost every
+// training step; every other shape reports which path it took ("kiln-report:" lines, which
+// scripts/gpu-check.sh gathers into its summary).
 // Whether the linear_forward calls since `before` fell back to GEMM + kernels; says which path
 // ran on stdout for the record (the parity checks pass either way).
 bool fell_back(std::int64_t before, const std::string& what) {

@@ -1,9 +1,8 @@
-// Hostile input, round 4, on the GPT surfaces: a gpt: spec names the part that is wrong (the
-// layers, the heads, the width, the context); its memory estimate counts every layer from the
-// shape without building one (the same figures as the built model's), so a GPT larger than memory
-// is refused up front with them, as is one of 2^63 layers; GptConfig::vocabulary must be given;
-// a stop request ends a long build; generate refuses a number of tokens that cannot be held, and
-// sample_token logits that are not numbers.
+// Hostile input, round 4, on the GPT surfaces: a gpt: spec names the part that is wrong; its
+// memory estimate counts every layer from the shape without building one (the same figures as the
+// built model's), so a GPT larger than memory is refused up front with them, as is one of 2^63
+// layers; GptConfig::vocabulary must be given; a stop request ends a long build; generate and
+// sample_token refuse token counts that cannot be held and logits that are not numbers.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,9 +1,7 @@
 // The bf16 weight copies of MatmulPrecision::bf16 on the CPU (layers/bf16_shadow.h): every
-// optimizer rewrites a parameter's copy from its new value in the update's own pass (also a copy
-// made after the optimizer, as a layer makes it), the same values as training without copies, and
-// leaves parameters without a copy alone; the copy is the exact round-to-nearest-even of the
-// value; a Linear makes it at its first forward on a bf16 CPU (any machine, through the CPU
-// description), and loading or moving values resets it.
+// optimizer rewrites a parameter's copy from its new value in the update's own pass, the exact
+// round-to-nearest-even of the value; a Linear makes it at its first forward on a bf16 CPU (any
+// machine, through the CPU description), and loading or moving values resets it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,6 +37,8 @@ std::vector<std::uint16_t> rounded(const Tensor& value) {
   return out;
 }
 
+// Also a copy made after the optimizer, as a layer makes it; the same values as training without
+// copies, and parameters without a copy left alone.
 TEST(Bf16Copies, EveryOptimizerRewritesTheCopyFromTheUpdatedValue) {
   for (const std::string name : {"sgd", "momentum", "nesterov", "adam", "adamw"}) {
     SCOPED_TRACE(name);

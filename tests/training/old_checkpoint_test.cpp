@@ -1,11 +1,7 @@
-// Checkpoints of the earlier formats still resume. fixtures/checkpoint-format-2 is what train
-// wrote before the library spoke its own API (state.json's settings keyed by train's flags),
-// after one epoch of
-//   train --model mlp:784-4-10 --data article --samples 256 --batch-size 64 --workers 0 --threads 1
-//         --epochs 1 --checkpoint DIR
-// and fixtures/checkpoint-format-2-resumed-to-epoch-2.safetensors the weights that train of that
-// time ended with after --epochs 2 --resume on it. A checkpoint from before settings were recorded
-// is the same folder with state.json's "settings" taken out.
+// Checkpoints of the earlier formats still resume: fixtures/checkpoint-format-2 is what train
+// wrote before the library spoke its own API (state.json's settings keyed by train's flags), and a
+// checkpoint from before settings were recorded is the same folder with state.json's "settings"
+// taken out.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -36,6 +32,11 @@ std::string copy_of_fixture(const std::string& name) {
   return dir;
 }
 
+// The fixture was made by one epoch of
+//   train --model mlp:784-4-10 --data article --samples 256 --batch-size 64 --workers 0 --threads 1
+//         --epochs 1 --checkpoint DIR
+// and fixtures/checkpoint-format-2-resumed-to-epoch-2.safetensors holds the weights that train of
+// that time ended with after --epochs 2 --resume on it; this is that resume.
 kiln::TrainOptions run_that_made_it(const std::string& dir) {
   kiln::TrainOptions o;
   o.model = "mlp:784-4-10";

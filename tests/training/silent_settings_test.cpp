@@ -1,9 +1,8 @@
 // Hostile input, round 4, in the Trainer: what used to be accepted and then did nothing or the
-// wrong thing is refused or said. A second fit with the same count (and a fit_steps with its steps
-// done); a model whose outputs cannot score the data (too few classes, an MLP on token windows,
-// float targets of another size), named with the data before a step; the clipping and the weight
-// decay's groups in the run's record, so that a resume with other values is refused; a user's
-// file where the checkpoint folder keeps its links; weights that are not numbers in a file.
+// wrong thing is refused or said: a second fit with the same count, a model whose outputs cannot
+// score the data (named with the data before a step), the clipping and the weight decay's groups
+// in the run's record (a resume with other values is refused), a user's file where the checkpoint
+// folder keeps its links, weights that are not numbers in a file.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,9 +1,7 @@
 // Convolutions as oneDNN primitives on kiln's NCHW / OIHW buffers. oneDNN picks its own layouts
-// (format "any": blocked, e.g. nChw16c, where that is faster); operands are reordered into
-// them and results back, through cached reorder primitives and staging buffers. Gradients that
-// kiln accumulates ("+=") are reordered back with a sum post-op; the bias gradient comes from the
-// same backward-weights primitive in fp32 (a serial sum of kiln's own cost LeNet-5 about a sixth of
-// its step) and from the fp32 dy under bf16.
+// (format "any": blocked, e.g. nChw16c, where that is faster); operands are reordered into them and
+// results back, through cached reorder primitives and staging buffers. Gradients that kiln
+// accumulates ("+=") are reordered back with a sum post-op.
 #include <fmt/format.h>
 
 #include "kiln/core/cpu/onednn/runtime.h"
@@ -186,6 +184,9 @@ void conv2d_backward_data(const rec::Conv2dBackwardData& r, bool bf16) {
   });
 }
 
+// The bias gradient comes from the same backward-weights primitive in fp32 (a serial sum of
+// kiln's own cost LeNet-5 about a sixth of its step) and from the fp32 dy under bf16
+// (add_channel_sums).
 void conv2d_backward_filter(const rec::Conv2dBackwardFilter& r, bool bf16) {
   const Window2d& g = r.g;
   const float *x = r.x, *dy = r.dy;

@@ -1,12 +1,8 @@
 // The CPU backend's oneDNN entry points, called by core/cpu/<stem>.cpp when cpu_compute() is
-// onednn. Same buffers and contracts as the reference bodies in core/cpu/<stem>.cpp ("=" and "+="
-// as there); no oneDNN type appears here, so the rest of kiln never sees its API, and a move to
-// oneDNN 3 touches only this folder. Primitives are built once per shape and cached per thread;
-// their scratchpads and bf16 staging buffers come from kiln's CPU allocator and only grow, so a
-// steady training step allocates nothing. A oneDNN failure becomes a kiln::Error naming the op
-// and its shapes. In a build without oneDNN these throw (absent.cpp) and are never selected.
-// oneDNN splits work by thread count, so results may differ in the last bits between counts;
-// at one count they repeat bit for bit (what resuming from a checkpoint relies on).
+// onednn, with the same buffers and contracts ("=" and "+=") as the reference bodies there. No
+// oneDNN type appears here, so the rest of kiln never sees its API, and a move to oneDNN 3 touches
+// only this folder. A oneDNN failure becomes a kiln::Error naming the op and its shapes. In a
+// build without oneDNN these throw (absent.cpp) and are never selected.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +18,10 @@ namespace kiln::cpu::onednn {
 
 using Index = std::int64_t;
 
+// Every op here: oneDNN splits work by thread count, so results may differ in the last bits
+// between counts; at one count they repeat bit for bit (what resuming from a checkpoint relies
+// on).
+//
 // Whether this build has oneDNN; and whether it is built and cpu_compute() is onednn.
 bool built();
 bool active();
@@ -42,7 +42,10 @@ std::size_t matmul_scratchpad_bytes(bool trans_a, bool trans_b, Index m, Index n
                                     float alpha, bool bias, float beta, bool bf16);
 std::size_t batched_matmul_scratchpad_bytes(bool trans_a, bool trans_b, Index batch, Index m,
                                             Index n, Index k, bool bf16);
-// Frees the calling thread's scratchpad and staging buffers (they grow again when used).
+// Primitives are built once per shape and cached per thread; their scratchpads and bf16 staging
+// buffers come from kiln's CPU allocator and only grow, so a steady training step allocates
+// nothing. This frees the calling thread's scratchpad and staging buffers (they grow again when
+// used).
 void release_workspace();
 
 // NCHW convolution; y and dx "=", dw and dbias "+=" (dbias may be null). supports_conv: false

@@ -1,9 +1,6 @@
-// Cases of linear_forward and linear_backward: with and without bias and ReLU at odd, empty and
-// article sizes; y and dx start as NaN ("=": overwritten), dweight and dbias start random ("+=");
-// a NaN in x stays NaN through the ReLU; sliced (unaligned) operands; the backward with and
-// without ReLU, bias, dx and (on oneDNN) the weight's bf16 copy; TF32/bf16 at their tolerances.
-// The GPU's ReLU-epilogue choice and fallback report stay in tests/gpu/linear_parity_test.cpp.
-// Finite differences check the backward.
+// Cases of linear_forward and linear_backward, with and without bias and ReLU, "=" and "+="
+// checked, at their TF32/bf16 tolerances too; finite differences check the backward. The GPU's
+// ReLU-epilogue choice and fallback report stay in tests/gpu/linear_parity_test.cpp.
 #include <cmath>
 #include <limits>
 
@@ -83,6 +80,9 @@ OpCase backward_case(Dims d, int variant, std::uint32_t s) {
   return c;
 }
 
+// Odd, empty and article sizes; y and dx start as NaN ("=": overwritten), dweight and dbias start
+// random ("+="); a NaN in x stays NaN through the ReLU; sliced (unaligned) operands; the backward
+// with and without ReLU, bias, dx and (on oneDNN) the weight's bf16 copy.
 std::vector<OpCase> cases() {
   std::vector<OpCase> out;
   const Dims dims[] = {{1, 1, 1}, {7, 33, 5},       {64, 300, 129}, {3, 0, 4},

@@ -1,11 +1,7 @@
-// Cases of the normalisations. Batch norm for (N, C) and (N, C, L) at odd sizes: the training
-// forward (output, saved statistics, running statistics updated from random values), the
-// evaluation forward, and the backward from the reference's saved statistics on every backend
-// (dx overwritten over NaN, dgamma/dbeta accumulated). Layer norm over the last axis at odd
-// widths (one row, rows of 1 feature, 3-D x, an empty batch, NaN/inf sentinels, a size past L2),
-// its backward likewise, and a GPT-sized one (16k tokens of 384 features). dgamma and dbeta are
-// also compared bit for bit on the GPU: its kernel sums the CPU's terms in the CPU's order.
-// Finite differences check both backwards.
+// Cases of the normalisations, batch norm and layer norm, forward and backward on every backend,
+// at odd sizes with NaN/inf sentinels, "=" and "+=" checked; dgamma and dbeta are also compared
+// bit for bit on the GPU: its kernel sums the CPU's terms in the CPU's order. Finite differences
+// check both backwards.
 #include <limits>
 
 #include "kiln/core/ops.h"
@@ -89,6 +85,12 @@ OpCase layer_norm_parameter_gradients_case(const Shape& shape, std::uint32_t s) 
   return out;
 }
 
+// Batch norm for (N, C) and (N, C, L) at odd sizes: the training forward (output, saved
+// statistics, running statistics updated from random values), the evaluation forward, and the
+// backward from the reference's saved statistics on every backend (dx overwritten over NaN,
+// dgamma/dbeta accumulated). Layer norm over the last axis at odd widths (one row, rows of 1
+// feature, 3-D x, an empty batch, NaN/inf sentinels, a size past L2), its backward likewise, and
+// a GPT-sized one (16k tokens of 384 features).
 std::vector<OpCase> cases() {
   std::vector<OpCase> out;
   std::uint32_t seed = 3500;

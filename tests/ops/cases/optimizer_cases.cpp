@@ -1,9 +1,6 @@
-// Cases of the multi-tensor optimizer ops over lists at odd sizes (1 .. 70000: one and many
-// chunks per tensor) and 150 tensors (several launches of 64, empty tensors among them): SGD
-// plain, with momentum, Nesterov, dampening and weight decay, Adam and AdamW over several steps
-// (parameters and state compared), AdamW with two weight-decay groups, per-step scalar rows with
-// their cursor, the global sum of squares (and of no elements), clipping by the global norm
-// (clipped and left alone, with and without the norm written back) and clamping with NaN kept.
+// Cases of the multi-tensor optimizer ops: SGD in its forms, Adam and AdamW, per-step scalar rows
+// with their cursor, the global sum of squares, clipping by the global norm and clamping with NaN
+// kept, over lists at odd sizes and of many tensors.
 #include <cmath>
 #include <limits>
 
@@ -100,6 +97,12 @@ OpCase adam_case(std::string what, std::vector<std::int64_t> sizes, AdamConfig c
           kUpdate};
 }
 
+// Lists at odd sizes (1 .. 70000: one and many chunks per tensor) and of 150 tensors (several
+// launches of 64, empty tensors among them): SGD plain, with momentum, Nesterov, dampening and
+// weight decay, Adam and AdamW over several steps (parameters and state compared), AdamW with two
+// weight-decay groups, per-step scalar rows with their cursor, the global sum of squares (and of no
+// elements), clipping by the global norm (clipped and left alone, with and without the norm written
+// back) and clamping with NaN kept.
 std::vector<OpCase> cases() {
   std::vector<OpCase> out;
   out.push_back(sgd_case("plain, weight decay", kSizes, {.lr = 0.01f, .weight_decay = 0.01f}, 5));

@@ -1,12 +1,7 @@
-// Cases of the sequence-model ops. Embedding: float32 and int32 ids at odd sizes (one id, ids
-// repeated many times so that backward's sums collide, an empty batch, a 3-D id tensor), y
-// overwritten over NaN, dweight accumulated into random values, bit for bit; GPT-sized ones (16k
-// tokens of 384 features: byte ids as skewed as text's, and a GPT-2-sized vocabulary).
-// batched_gemm: every transpose pair at odd sizes, "=" over NaN and "+=", an empty batch and an
-// empty inner size, TF32/bf16. causal_softmax: odd T (1, 7, 33, 100) and batches, NaN/inf
-// sentinels, in place, backward
-// "=" over NaN and in place. permute: attention's head split and merge at odd sizes, a move of
-// the last axis, rank 1, an empty axis, NaN/inf carried. Finite differences check both backwards.
+// Cases of the sequence-model ops: embedding, batched_gemm, causal_softmax and permute, each at
+// odd sizes with NaN/inf sentinels, "=" over NaN and "+=" over random values checked, and finite
+// differences for the embedding and causal_softmax backwards. What each op's cases cover is
+// written above its list.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -56,6 +51,10 @@ struct EmbeddingShape {
   std::int64_t num, dim;
 };
 
+// Embedding: float32 and int32 ids at odd sizes (one id, ids repeated many times so that
+// backward's sums collide, an empty batch, a 3-D id tensor), y overwritten over NaN, dweight
+// accumulated into random values, bit for bit; GPT-sized ones (16k tokens of 384 features: byte
+// ids as skewed as text's, and a GPT-2-sized vocabulary).
 std::vector<OpCase> embedding_cases() {
   std::vector<OpCase> out;
   std::uint32_t seed = 9100;
@@ -133,6 +132,8 @@ Tolerance product_tol(std::int64_t k, float fraction, float rtol) {
   return {rtol, fraction * std::sqrt(static_cast<float>(std::max<std::int64_t>(k, 1)))};
 }
 
+// batched_gemm: every transpose pair at odd sizes, "=" over NaN and "+=", an empty batch and an
+// empty inner size, TF32/bf16.
 std::vector<OpCase> batched_gemm_cases() {
   std::vector<OpCase> out;
   std::uint32_t seed = 9300;
@@ -174,6 +175,8 @@ Tensor causal_softmax_on_cpu(const Tensor& x, float scale) {
   return y;
 }
 
+// causal_softmax: odd T (1, 7, 33, 100) and batches, NaN/inf sentinels, in place; backward "="
+// over NaN and in place.
 std::vector<OpCase> causal_softmax_cases() {
   std::vector<OpCase> out;
   std::uint32_t seed = 9500;
@@ -217,6 +220,8 @@ std::vector<OpCase> causal_softmax_cases() {
   return out;
 }
 
+// permute: attention's head split and merge at odd sizes, a move of the last axis, rank 1, an
+// empty axis, NaN/inf carried.
 std::vector<OpCase> permute_cases() {
   struct Case {
     Shape shape;

@@ -1,9 +1,6 @@
-// Cases of softmax, log_softmax and the fused softmax cross-entropy (forward and backward, with
-// and without label smoothing), at row lengths on both sides of the CUDA warp-per-row /
-// block-per-row switch (C = 1024 / 1025), 3-D x, huge logits, NaN/inf sentinels; the backward
-// starts from the reference's probs on every backend and must overwrite ("=") its dlogits.
-// Finite differences check the cross-entropy backward. The ignore-index form (a sequence's
-// masked positions) enters the same two ops with every third label ignored.
+// Cases of softmax, log_softmax and the fused softmax cross-entropy (forward and backward, with and
+// without label smoothing); finite differences check the cross-entropy backward. The ignore-index
+// form (a sequence's masked positions) enters the same two ops with every third label ignored.
 #include "kiln/core/ops.h"
 #include "tests/ops/cases/harness.h"
 #include "tests/support/gradient_check.h"
@@ -38,6 +35,9 @@ OpCase softmax_case(bool log, std::string what, std::function<Tensor()> make, To
           tol};
 }
 
+// Row lengths on both sides of the CUDA warp-per-row / block-per-row switch (C = 1024 / 1025), 3-D
+// x, huge logits, NaN/inf sentinels; the backward starts from the reference's probs on every
+// backend and must overwrite ("=") its dlogits.
 std::vector<OpCase> cases() {
   std::vector<OpCase> out;
   std::uint32_t seed = 1700;

@@ -1,9 +1,6 @@
 // One gtest suite per group of ops for a pair of backends, one test per op of the group:
 // KILN_PARITY_SUITES(Prefix, side, skip) defines Prefix_<group>.MatchesTheReference/<op> for every
-// group of groups() (the list below must follow it: each binary checks that every group has a
-// suite) and each op of the group with a kernel on `side`, whose cases it runs. The ops are read
-// when gtest starts, after every case has registered. `skip` is a statement run first (a
-// GTEST_SKIP where the other backend is absent).
+// group of groups() and each op of the group with a kernel on `side`, whose cases it runs.
 #pragma once
 
 #include "tests/ops/cases/harness.h"
@@ -21,6 +18,9 @@
       , Prefix##_##Group, ::testing::ValuesIn(::kiln::ops_testing::ops_of_group(#Group, side)), \
       [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+// The list must follow groups(): each binary checks that every group has a suite. The ops are
+// read when gtest starts, after every case has registered. `skip` is a statement run first (a
+// GTEST_SKIP where the other backend is absent).
 #define KILN_PARITY_SUITES(Prefix, side, skip)         \
   KILN_PARITY_SUITE(Prefix, Elementwise, side, skip)   \
   KILN_PARITY_SUITE(Prefix, Activation, side, skip)    \
