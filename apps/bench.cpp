@@ -39,8 +39,8 @@ struct BenchOptions {
 };
 
 // The article workload: the 5-layer network on the 160,000-sample article set.
-kiln::TrainOptions article_workload(const BenchOptions& b, const std::string& device) {
-  kiln::TrainOptions o;
+kiln::TrainAppOptions article_workload(const BenchOptions& b, const std::string& device) {
+  kiln::TrainAppOptions o;
   o.device = device;
   o.model = "article";
   o.data = "article";
@@ -61,9 +61,9 @@ kiln::TrainOptions article_workload(const BenchOptions& b, const std::string& de
 // Seconds per 160,000-sample epoch, after a warm-up of a few steps.
 kiln::SpeedupRow measure(const BenchOptions& b, const std::string& device,
                          const std::string& label) {
-  kiln::TrainOptions o = article_workload(b, device);
+  kiln::TrainAppOptions o = article_workload(b, device);
   std::ostringstream silent;
-  kiln::TrainOptions warm = o;
+  kiln::TrainAppOptions warm = o;
   warm.max_steps = 5;
   kiln::train(warm, silent);
   const kiln::EpochReport r = kiln::train(o, silent).epochs.at(0);
@@ -93,7 +93,7 @@ int run_loader_sweep(const BenchOptions& b) {
              "or name "
              "another folder with --images DIR",
              train_dir.string(), b.images);
-  kiln::TrainOptions o =
+  kiln::TrainAppOptions o =
       article_workload(b, b.gpu && kiln::cuda_device_count() > 0 ? "gpu" : "cpu");
   o.data = "images:" + b.images;
   o.samples = 0;

@@ -7,8 +7,8 @@
 
 #include <kiln/kiln.h>
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace {
 

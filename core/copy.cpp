@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "kiln/core/device_runtime.h"
-#include "kiln/core/dispatch.h"
+#include "kiln/core/operand_checks.h"
 #include "kiln/core/ops.h"
 
 namespace kiln {

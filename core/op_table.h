@@ -49,7 +49,8 @@ template <typename Op> struct OpKernels {
 };
 
 // A kernel that is a body on the op's record (check() fills `op.record`): a CPU body
-// `void f(const rec::X&)` registers as on_record<f>, a CUDA launch as on_stream<f> (dispatch.h).
+// `void f(const rec::X&)` registers as on_record<f>, a CUDA launch as on_stream<f>
+// (core/operand_checks.h).
 template <auto Body, typename Op> void on_record(Op& op) { Body(op.record); }
 
 // A static object of this type in a backend's file registers its kernel at load time.

@@ -1,3 +1,5 @@
+// peel_spec_options: the one lexer of the specs' ":key=value" and ":word" suffixes
+// (spec/spec_options.h).
 #include "kiln/spec/spec_options.h"
 
 #include <algorithm>

@@ -17,7 +17,7 @@ namespace kiln {
 namespace {
 
 // `steps` steps of one epoch, with nothing printed, evaluated or written.
-TrainResult run_trial_result(TrainOptions o, std::int64_t steps) {
+TrainResult run_trial_result(TrainAppOptions o, std::int64_t steps) {
   o.epochs = 1;
   o.max_steps = steps;
   o.steps = o.eval_interval = o.eval_iters = 0;  // a run counted in steps: the trial is steps too
@@ -30,7 +30,7 @@ TrainResult run_trial_result(TrainOptions o, std::int64_t steps) {
   return train(o, silent);
 }
 
-TrialResult run_trial(TrainOptions o, std::int64_t steps) {
+TrialResult run_trial(TrainAppOptions o, std::int64_t steps) {
   const TrainResult result = run_trial_result(o, steps);
   const EpochReport& r = result.epochs.at(0);
   const double epoch_seconds =
@@ -45,7 +45,7 @@ TrialResult run_trial(TrainOptions o, std::int64_t steps) {
                      false};
 }
 
-TrialResult out_of_memory_trial(const TrainOptions& o) {
+TrialResult out_of_memory_trial(const TrainAppOptions& o) {
   TrialResult t;
   t.workers = o.workers;
   t.pin_memory = o.pin_memory;
@@ -55,7 +55,7 @@ TrialResult out_of_memory_trial(const TrainOptions& o) {
 }
 
 // run_trial, or an out-of-memory row after giving the failed attempt's device blocks back.
-TrialResult run_trial_or_oom(const TrainOptions& o, std::int64_t steps) {
+TrialResult run_trial_or_oom(const TrainAppOptions& o, std::int64_t steps) {
   const Device device = Device::parse(o.device);
   try {
     TrialResult t = run_trial(o, steps);
@@ -67,7 +67,7 @@ TrialResult run_trial_or_oom(const TrainOptions& o, std::int64_t steps) {
   }
 }
 
-std::vector<bool> pin_settings(const TrainOptions& o) {
+std::vector<bool> pin_settings(const TrainAppOptions& o) {
   return Device::parse(o.device).is_cuda() ? std::vector<bool>{false, true}
                                            : std::vector<bool>{false};
 }
@@ -96,7 +96,7 @@ const TrialResult& fastest(const std::vector<TrialResult>& trials) {
 
 }  // namespace
 
-std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::int64_t steps) {
+std::vector<TrialResult> tune_loader(TrainAppOptions base, std::ostream& out, std::int64_t steps) {
   // The library's tuning (data/loader_tuning.h), as --workers auto runs it, over the full list of
   // worker counts; the one training step after it is the price of going through train().
   base.workers_auto = true;
@@ -131,8 +131,9 @@ std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::
   return trials;
 }
 
-std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out, std::int64_t start,
-                                         std::int64_t limit, std::int64_t steps) try {
+std::vector<TrialResult> find_batch_size(TrainAppOptions base, std::ostream& out,
+                                         std::int64_t start, std::int64_t limit,
+                                         std::int64_t steps) try {
   // A batch is never larger than the training set (train refuses one); token windows take the
   // model's context.
   limit = std::min(limit, open_data(base.data, {.samples = base.samples,
@@ -163,7 +164,7 @@ std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out, s
   rethrow_in_flag_words();  // what the library says of the data or model, in train's flags
 }
 
-std::vector<TrialResult> loader_sweep(TrainOptions base, const LoaderSweep& sweep,
+std::vector<TrialResult> loader_sweep(TrainAppOptions base, const LoaderSweep& sweep,
                                       std::ostream& out) {
   KILN_CHECK(!sweep.workers.empty() && !sweep.batch_sizes.empty(),
              "the loader sweep needs worker counts and batch sizes");

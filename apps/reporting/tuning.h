@@ -25,11 +25,12 @@ struct TrialResult {
 // The loader tuning of --workers auto (data/loader_tuning.h) over workers {0, 1, 2, 4, 8, 16} x
 // pin memory {off, on on a GPU}, `steps` batches each read through the model's forward. Prints
 // the table and the setting --workers auto would keep; returns the trials (no GPU peak).
-std::vector<TrialResult> tune_loader(TrainOptions base, std::ostream& out, std::int64_t steps = 40);
+std::vector<TrialResult> tune_loader(TrainAppOptions base, std::ostream& out,
+                                     std::int64_t steps = 40);
 
 // Batch sizes doubling from `start` until out of memory (or `limit` on the CPU); prints the
 // largest that fits and the one with the best throughput.
-std::vector<TrialResult> find_batch_size(TrainOptions base, std::ostream& out,
+std::vector<TrialResult> find_batch_size(TrainAppOptions base, std::ostream& out,
                                          std::int64_t start = 32, std::int64_t limit = 65536,
                                          std::int64_t steps = 10);
 
@@ -42,7 +43,7 @@ struct LoaderSweep {
 // Every workers x pinned memory (on where CUDA works) x batch size of `sweep`; prints the table
 // (epoch time, samples/s, data-wait share, GPU memory peak) and the best setting of each batch
 // size. On the CPU, a batch size that runs out of memory is reported and the sweep goes on.
-std::vector<TrialResult> loader_sweep(TrainOptions base, const LoaderSweep& sweep,
+std::vector<TrialResult> loader_sweep(TrainAppOptions base, const LoaderSweep& sweep,
                                       std::ostream& out);
 
 }  // namespace kiln

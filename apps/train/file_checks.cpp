@@ -8,7 +8,7 @@
 
 namespace kiln {
 
-void check_outputs_are_no_inputs(const TrainOptions& o) {
+void check_outputs_are_no_inputs(const TrainAppOptions& o) {
   if (o.log_json.empty()) return;
   std::vector<std::string> inputs = data_spec_files(o.data);
   if (!o.test_data.empty())
@@ -17,7 +17,7 @@ void check_outputs_are_no_inputs(const TrainOptions& o) {
   check_output_is_no_input(o.log_json, "--log-json", inputs);
 }
 
-void check_file_flags_are_used(const TrainOptions& o) {
+void check_file_flags_are_used(const TrainAppOptions& o) {
   KILN_CHECK(!(o.resume && !o.init.empty()),
              "--init {} with --resume: the run continues from the checkpoint's weights, so --init "
              "would be ignored; drop --init to resume, or drop --resume (and give a fresh "

@@ -9,9 +9,9 @@ namespace kiln {
 
 // Throws kiln::Error naming the flag when --log-json is the same file (device and inode) as a
 // file --data, --test-data or --init reads.
-void check_outputs_are_no_inputs(const TrainOptions& o);
+void check_outputs_are_no_inputs(const TrainAppOptions& o);
 
 // --init beside --resume: the checkpoint's weights would replace the --init ones unsaid.
-void check_file_flags_are_used(const TrainOptions& o);
+void check_file_flags_are_used(const TrainAppOptions& o);
 
 }  // namespace kiln

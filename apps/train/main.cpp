@@ -20,7 +20,7 @@
 namespace {
 
 // `workers` receives --workers as given (a number or auto), read by kiln::set_workers_flag.
-void add_options(CLI::App& app, kiln::TrainOptions& o, std::string& workers) {
+void add_options(CLI::App& app, kiln::TrainAppOptions& o, std::string& workers) {
   app.add_option("--device", o.device, "cpu, gpu or gpu:N")->capture_default_str();
   app.add_option("--model", o.model, "article, lenet5, cnn, or mlp:784-512-256-10")
       ->capture_default_str();
@@ -164,7 +164,7 @@ std::string rank_prefix() {
 // apps/train/stop_signals.h).
 int main(int argc, char** argv) {
   kiln::prefer_passive_openmp_waiting(argv);  // core/openmp_wait_policy.h: why
-  kiln::TrainOptions options;
+  kiln::TrainAppOptions options;
   std::string workers;
   bool find_batch = false, tune = false;
   CLI::App app{"kiln train: train a network and find out where the time goes"};

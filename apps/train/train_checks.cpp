@@ -24,7 +24,7 @@ namespace kiln {
 namespace {
 
 // The momentum SGD runs with: --momentum, or the optimizer's default.
-float train_momentum(const TrainOptions& o) {
+float train_momentum(const TrainAppOptions& o) {
   OptimizerSettings settings;
   settings.momentum = o.momentum;
   return effective_momentum(o.optimizer, settings);
@@ -33,7 +33,7 @@ float train_momentum(const TrainOptions& o) {
 }  // namespace
 
 // The batch must come from the data, and the loader's host slots must fit in memory.
-void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
+void check_batch_fits(const TrainAppOptions& o, const Dataset& train, int world) {
   KILN_CHECK(o.batch_size <= train.size(),
              "--batch-size {} is more than the {} training samples of {}: use at most {}",
              o.batch_size, train.size(), train.describe(), train.size());
@@ -52,7 +52,7 @@ void check_batch_fits(const TrainOptions& o, const Dataset& train, int world) {
              batch_bytes / 1048576.0, memory / 1073741824.0);
 }
 
-RunDescription run_description(const TrainOptions& o) {
+RunDescription run_description(const TrainAppOptions& o) {
   RunDescription run;
   run.model = o.model;
   run.data = o.data;
@@ -80,7 +80,7 @@ RunDescription run_description(const TrainOptions& o) {
   return run;
 }
 
-std::map<std::string, std::string> legacy_run_settings(const TrainOptions& o) {
+std::map<std::string, std::string> legacy_run_settings(const TrainAppOptions& o) {
   std::map<std::string, std::string> settings{
       {"--model", o.model},
       {"--data", o.data},
@@ -106,11 +106,11 @@ std::map<std::string, std::string> legacy_run_settings(const TrainOptions& o) {
   return settings;
 }
 
-void check_same_options_on_every_rank(const TrainOptions& o, Communicator& comm) {
+void check_same_options_on_every_rank(const TrainAppOptions& o, Communicator& comm) {
   check_ranks_agree({{"--epochs", std::to_string(o.epochs)},
                      {"--resume", o.resume ? "on" : "off"},
                      {"--init", o.init},
-                     {"TrainOptions::evaluate", o.evaluate ? "on" : "off"}},
+                     {"TrainAppOptions::evaluate", o.evaluate ? "on" : "off"}},
                     comm,
                     fmt::format("the ranks of this job ({}) were started with different options",
                                 comm.describe()),

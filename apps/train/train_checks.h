@@ -13,21 +13,21 @@
 namespace kiln {
 
 // --batch-size at most the training set, and the loader's host slots within the host's memory.
-void check_batch_fits(const TrainOptions& o, const Dataset& train, int world);
+void check_batch_fits(const TrainAppOptions& o, const Dataset& train, int world);
 
 // Throws RanksDisagree on every rank when the ranks were given other values of the flags the
-// Trainer's record does not hold (--epochs, --resume, --init, TrainOptions::evaluate), naming each
-// with each rank's value; the Trainer compares the rest (TrainerOptions::run, --precision,
+// Trainer's record does not hold (--epochs, --resume, --init, TrainAppOptions::evaluate), naming
+// each with each rank's value; the Trainer compares the rest (TrainerOptions::run, --precision,
 // --bucket-mb, ...).
-void check_same_options_on_every_rank(const TrainOptions& options, Communicator& comm);
+void check_same_options_on_every_rank(const TrainAppOptions& options, Communicator& comm);
 
 // What the run is, typed (checkpoint/run_fingerprint.h): recorded in each checkpoint, compared on
 // resume and by the ranks. Only the settings of the optimizer in use: a change of optimizer is
 // then one difference.
-RunDescription run_description(const TrainOptions& o);
+RunDescription run_description(const TrainAppOptions& o);
 
 // The same settings keyed by flag, as kiln-checkpoint-2 recorded them: what a checkpoint of that
 // format is compared with on resume (TrainerOptions::legacy_settings).
-std::map<std::string, std::string> legacy_run_settings(const TrainOptions& o);
+std::map<std::string, std::string> legacy_run_settings(const TrainAppOptions& o);
 
 }  // namespace kiln

@@ -36,7 +36,7 @@ namespace kiln {
 
 namespace {
 
-void check_options(const TrainOptions& o) {
+void check_options(const TrainAppOptions& o) {
   KILN_CHECK(o.epochs >= 1, "--epochs must be at least 1, found {}", o.epochs);
   KILN_CHECK(o.steps >= 0 && o.eval_interval >= 0 && o.eval_iters >= 0,
              "--steps ({}), --eval-interval ({}) and --eval-iters ({}) must be >= 0", o.steps,
@@ -61,9 +61,9 @@ void check_options(const TrainOptions& o) {
              "--dist-timeout must be >= 0 seconds (0: no watchdog), found {}", o.dist_timeout_s);
 }
 
-void print_header(const TrainOptions& o, std::ostream& out, Device device, const DataSplits& data,
-                  const Module& net, Communicator& comm, const DataLoader& train,
-                  const Optimizer& optimizer) {
+void print_header(const TrainAppOptions& o, std::ostream& out, Device device,
+                  const DataSplits& data, const Module& net, Communicator& comm,
+                  const DataLoader& train, const Optimizer& optimizer) {
   out << fmt::format("kiln train: {} on {} ({}), {}\n", o.model, device.str(), device_name(device),
                      data.train->describe());
   out << fmt::format("  test: {}\n", data.test ? data.test->describe()
@@ -94,7 +94,7 @@ void print_header(const TrainOptions& o, std::ostream& out, Device device, const
 
 // The observers of --tensorboard and --report, made before the Trainer (as --log-json's file is
 // opened by it), so a bad folder fails before any training.
-std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o,
+std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainAppOptions& o,
                                                            const Module& model) {
   std::vector<std::shared_ptr<TrainingObserver>> outputs;
   if (!o.tensorboard_dir.empty())
@@ -111,9 +111,9 @@ std::vector<std::shared_ptr<TrainingObserver>> run_outputs(const TrainOptions& o
 
 namespace {
 
-TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream& out,
+TrainResult train_replica_in_api_words(const TrainAppOptions& options, std::ostream& out,
                                        const std::atomic<bool>* stop, Communicator& comm) {
-  TrainOptions o = options;
+  TrainAppOptions o = options;
   if (comm.rank() != 0) {  // rank 0 speaks for the job
     o.quiet = true;
     o.log_json.clear();
@@ -232,7 +232,7 @@ TrainResult train_replica_in_api_words(const TrainOptions& options, std::ostream
 
 }  // namespace
 
-TrainResult train_replica(const TrainOptions& options, std::ostream& out,
+TrainResult train_replica(const TrainAppOptions& options, std::ostream& out,
                           const std::atomic<bool>* stop, Communicator& comm) {
   try {
     return train_replica_in_api_words(options, out, stop, comm);

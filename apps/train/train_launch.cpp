@@ -18,7 +18,7 @@ namespace kiln {
 
 namespace {
 
-TrainResult train_on_local_gpus(const TrainOptions& o, std::ostream& out,
+TrainResult train_on_local_gpus(const TrainAppOptions& o, std::ostream& out,
                                 const std::atomic<bool>* stop, CommunicatorOptions comm_options) {
   std::vector<std::unique_ptr<Communicator>> comms = make_nccl_communicators(o.gpus, comm_options);
   const std::size_t n = comms.size();
@@ -29,7 +29,7 @@ TrainResult train_on_local_gpus(const TrainOptions& o, std::ostream& out,
   for (std::size_t i = 0; i < n; ++i) {
     replicas.emplace_back([&, i] {
       try {
-        TrainOptions mine = o;
+        TrainAppOptions mine = o;
         mine.device = Device::cuda(o.gpus[i]).str();
         results[i] = train_replica(mine, out, stop, *comms[i]);
       } catch (...) {
@@ -48,7 +48,7 @@ TrainResult train_on_local_gpus(const TrainOptions& o, std::ostream& out,
   return results[0];
 }
 
-TrainResult launch_run(const TrainOptions& o, std::ostream& out, const std::atomic<bool>* stop) {
+TrainResult launch_run(const TrainAppOptions& o, std::ostream& out, const std::atomic<bool>* stop) {
   KILN_CHECK(o.distributed == "auto" || o.distributed == "none" || o.distributed == "mpi",
              "--distributed must be auto, none or mpi, found '{}'", o.distributed);
   const CommunicatorOptions comm_options{o.dist_timeout_s, "--dist-timeout"};
@@ -80,7 +80,7 @@ TrainResult launch_run(const TrainOptions& o, std::ostream& out, const std::atom
 
 }  // namespace
 
-TrainResult train(const TrainOptions& o, std::ostream& out, const std::atomic<bool>* stop) {
+TrainResult train(const TrainAppOptions& o, std::ostream& out, const std::atomic<bool>* stop) {
   try {
     return launch_run(o, out, stop);
   } catch (...) {

@@ -1,4 +1,4 @@
-// train(TrainOptions): the train app's run as a library call, from specs and flags as strings
+// train(TrainAppOptions): the train app's run as a library call, from specs and flags as strings
 // (`--model article`, `--data fashion-mnist`, `--optimizer momentum`). It builds the data, the
 // model, the optimizer, the schedule and the loaders from them, then trains through
 // kiln::Trainer (training/trainer.h), which is the way in for a model, data set or loss of one's
@@ -19,7 +19,7 @@
 
 namespace kiln {
 
-struct TrainOptions {
+struct TrainAppOptions {
   std::string device = "cpu";
   std::string model = "article";
   std::string data = "fashion-mnist";
@@ -102,12 +102,12 @@ struct TrainResult {
 // saved (with a checkpoint folder) and training returns.
 // Runs alone, as the ranks of an mpirun job, or as one replica thread per GPU of --gpus, as the
 // options and the environment say (training/train_launch.cpp).
-TrainResult train(const TrainOptions& options, std::ostream& out,
+TrainResult train(const TrainAppOptions& options, std::ostream& out,
                   const std::atomic<bool>* stop = nullptr);
 
 // One replica of a data-parallel job: this rank's share of every batch, gradients averaged over
 // `comm` (which also decides the device for GPU replicas). `out` is written by rank 0 only.
-TrainResult train_replica(const TrainOptions& options, std::ostream& out,
+TrainResult train_replica(const TrainAppOptions& options, std::ostream& out,
                           const std::atomic<bool>* stop, Communicator& comm);
 
 }  // namespace kiln

@@ -11,25 +11,25 @@ namespace kiln {
 
 namespace {
 
-bool is_gpt(const TrainOptions& o) { return o.model.rfind("gpt:", 0) == 0; }
-bool is_adam(const TrainOptions& o) { return o.optimizer == "adam" || o.optimizer == "adamw"; }
-bool groups_apply(const TrainOptions& o) {
+bool is_gpt(const TrainAppOptions& o) { return o.model.rfind("gpt:", 0) == 0; }
+bool is_adam(const TrainAppOptions& o) { return o.optimizer == "adam" || o.optimizer == "adamw"; }
+bool groups_apply(const TrainAppOptions& o) {
   return o.weight_decay_groups && is_gpt(o) && is_adam(o);
 }
 
 }  // namespace
 
-float effective_weight_decay(const TrainOptions& o) {
+float effective_weight_decay(const TrainAppOptions& o) {
   constexpr float kNanoGptWeightDecay = 0.1f;  // nanoGPT's train.py default
   if (o.weight_decay) return *o.weight_decay;
   return is_gpt(o) && o.optimizer == "adamw" ? kNanoGptWeightDecay : 0.0f;
 }
 
-std::string weight_decay_groups_name(const TrainOptions& o) {
+std::string weight_decay_groups_name(const TrainAppOptions& o) {
   return groups_apply(o) ? "matrices" : "all";
 }
 
-std::function<bool(const Parameter&)> weight_decay_groups(const TrainOptions& o,
+std::function<bool(const Parameter&)> weight_decay_groups(const TrainAppOptions& o,
                                                           const Module& net) {
   if (!groups_apply(o)) return {};
   const auto* gpt = dynamic_cast<const Gpt*>(&net);
@@ -38,7 +38,7 @@ std::function<bool(const Parameter&)> weight_decay_groups(const TrainOptions& o,
   return gpt_weight_decay_groups(*gpt);
 }
 
-std::string weight_decay_line(const TrainOptions& o, const Optimizer& optimizer) {
+std::string weight_decay_line(const TrainAppOptions& o, const Optimizer& optimizer) {
   const float decay = effective_weight_decay(o);
   const auto* adam = dynamic_cast<const Adam*>(&optimizer);
   const std::size_t all = optimizer.parameters().size();

@@ -14,7 +14,7 @@ int machine_cores() { return cpu_description().logical_cpus; }
 
 }  // namespace
 
-void set_workers_flag(const std::string& value, TrainOptions& o) {
+void set_workers_flag(const std::string& value, TrainAppOptions& o) {
   if (value == "auto") {
     o.workers_auto = true;
     return;
@@ -30,14 +30,14 @@ void set_workers_flag(const std::string& value, TrainOptions& o) {
   o.workers_auto = false;
 }
 
-std::optional<LoaderTuningOptions> loader_tuning_of(const TrainOptions& o, Device device) {
+std::optional<LoaderTuningOptions> loader_tuning_of(const TrainAppOptions& o, Device device) {
   if (!o.workers_auto) return std::nullopt;
   LoaderTuningOptions tuning = o.loader_tuning;
   tuning.pin_memory = device.is_cuda() && !o.pin_memory;
   return tuning;
 }
 
-int most_workers(const TrainOptions& o) {
+int most_workers(const TrainAppOptions& o) {
   if (!o.workers_auto) return o.workers;
   const std::vector<int> tried = o.loader_tuning.worker_counts.empty()
                                      ? worker_candidates(machine_cores())

@@ -11,15 +11,15 @@
 
 namespace kiln {
 
-// "auto" sets TrainOptions::workers_auto; a whole number sets TrainOptions::workers. Anything else
-// throws kiln::Error saying what --workers takes.
-void set_workers_flag(const std::string& value, TrainOptions& o);
+// "auto" sets TrainAppOptions::workers_auto; a whole number sets TrainAppOptions::workers. Anything
+// else throws kiln::Error saying what --workers takes.
+void set_workers_flag(const std::string& value, TrainAppOptions& o);
 
 // The Trainer's tuning for these options: unset unless --workers auto. On a GPU pinned memory is
 // tried too, unless --pin-memory asks for it (then it stays on); on the CPU it stays off.
-std::optional<LoaderTuningOptions> loader_tuning_of(const TrainOptions& o, Device device);
+std::optional<LoaderTuningOptions> loader_tuning_of(const TrainAppOptions& o, Device device);
 
 // The most workers the run may use: --workers, or the most --workers auto tries here.
-int most_workers(const TrainOptions& o);
+int most_workers(const TrainAppOptions& o);
 
 }  // namespace kiln

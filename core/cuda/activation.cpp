@@ -1,7 +1,7 @@
 // Registers the CUDA activation launches (core/cuda/activation.cu) for the activation ops.
 #include "kiln/core/ops/activation.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -1,7 +1,7 @@
 // Registers the CUDA batch_norm launches (core/cuda/batch_norm.cu) for the batch_norm ops.
 #include "kiln/core/ops/batch_norm.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

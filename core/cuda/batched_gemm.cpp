@@ -1,7 +1,7 @@
 // Registers the CUDA batched GEMM (core/cuda/batched_gemm.cu, cuBLAS at the matmul precision).
 #include "kiln/core/ops/batched_gemm.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -1,7 +1,7 @@
 // Registers the CUDA bias launches (core/cuda/bias.cu) for the bias ops.
 #include "kiln/core/ops/bias.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

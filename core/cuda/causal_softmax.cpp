@@ -1,8 +1,8 @@
 // Registers the CUDA causal_softmax launches (core/cuda/causal_softmax.cu) for the causal_softmax
 // ops.
 #include "kiln/core/ops/causal_softmax.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -2,8 +2,8 @@
 // legacy descriptors take ints, so each launch is preceded by the size check, which throws (a
 // kiln::Error, which the .cu files cannot build) where they would not fit.
 #include "kiln/core/ops/conv2d.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kiln/core/cuda/context.h"
 #include "kiln/core/cuda/cudnn_check.h"
-#include "kiln/core/cuda/runtime.h"
 #include "kiln/core/cuda/stream_workspace.h"
 
 namespace kiln::cuda {

@@ -1,10 +1,10 @@
 // The CUDA device runtime: the interface of core/device_runtime.h over the CUDA runtime calls of
-// core/cuda/runtime.cpp (devices, memory, streams, events, copies) and core/cuda/graph.cpp
+// core/cuda/context.cpp (devices, memory, streams, events, copies) and core/cuda/graph.cpp
 // (capture), registered at load time. This file is compiled into CUDA builds only, so a CPU-only
 // build registers no CUDA runtime.
 #include "kiln/core/device_runtime.h"
 
-#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/context.h"
 #include "kiln/core/error.h"
 #include "kiln/core/memory.h"
 

@@ -1,7 +1,7 @@
 // Registers the CUDA dropout launch (core/cuda/dropout.cu) and the composite backward.
 #include "kiln/core/ops/dropout.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -1,7 +1,7 @@
 // Registers the CUDA elementwise launches (core/cuda/elementwise.cu) for binary, scale, axpy, fill.
 #include "kiln/core/ops/elementwise.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -1,7 +1,7 @@
 // Registers the CUDA embedding launches (core/cuda/embedding.cu) for the embedding ops.
 #include "kiln/core/ops/embedding.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -1,7 +1,7 @@
 // Registers the CUDA GEMM (core/cuda/gemm.cu, cuBLAS at the process's matmul precision).
 #include "kiln/core/ops/gemm.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -6,9 +6,9 @@
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
+#include "kiln/core/cuda/context.h"
 #include "kiln/core/cuda/gemm_setup.h"
 #include "kiln/core/cuda/launch.cuh"
-#include "kiln/core/cuda/runtime.h"
 #include "kiln/core/ops/gemm_record.h"
 
 namespace kiln::cuda {

@@ -5,7 +5,7 @@
 #include <atomic>
 
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/context.h"
 #include "kiln/core/log.h"
 
 namespace kiln::cuda {

@@ -1,7 +1,7 @@
 // Registers the CUDA layer_norm launches (core/cuda/layer_norm.cu) for the layer_norm ops.
 #include "kiln/core/ops/layer_norm.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

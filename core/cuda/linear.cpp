@@ -1,8 +1,8 @@
 // Registers the CUDA Linear kernels: the forward is core/cuda/linear.cu (cuBLASLt with a fused
 // epilogue); the backward is a composite of other ops, the same steps as the CPU reference.
 #include "kiln/core/ops/linear.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 #include "kiln/core/ops/activation.h"
 #include "kiln/core/ops/bias.h"
 #include "kiln/core/ops/gemm.h"

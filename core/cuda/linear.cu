@@ -10,7 +10,7 @@
 
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/compute_type.h"
-#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/context.h"
 #include "kiln/core/cuda/stream_workspace.h"
 #include "kiln/core/ops/activation_record.h"
 #include "kiln/core/ops/bias_record.h"

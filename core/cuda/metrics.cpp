@@ -1,7 +1,7 @@
 // Registers the CUDA metrics launches (core/cuda/metrics.cu) for the metrics ops.
 #include "kiln/core/ops/metrics.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

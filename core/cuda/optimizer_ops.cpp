@@ -1,8 +1,8 @@
 // Registers the CUDA multi-tensor optimizer launches (core/cuda/optimizer_ops.cu). Per-step rows
 // stay on the device: the kernels read the row at the cursor and advance it there.
 #include "kiln/core/ops/optimizer_ops.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -1,7 +1,7 @@
 // Registers the CUDA permute launch (core/cuda/permute.cu).
 #include "kiln/core/ops/permute.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

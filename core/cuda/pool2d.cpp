@@ -1,7 +1,7 @@
 // Registers the CUDA pooling launches (core/cuda/pool2d.cu, cuDNN) for the pooling ops.
 #include "kiln/core/ops/pool2d.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

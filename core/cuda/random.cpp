@@ -1,7 +1,7 @@
 // Registers the CUDA random launches (core/cuda/random.cu) for the random ops.
 #include "kiln/core/ops/random.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

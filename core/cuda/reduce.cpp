@@ -1,7 +1,7 @@
 // Registers the CUDA reductions (core/cuda/reduce.cu) for reduce, argmax and sum_squares.
 #include "kiln/core/ops/reduce.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

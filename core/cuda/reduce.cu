@@ -7,8 +7,8 @@
 
 #include "kiln/core/caching_allocator.h"
 #include "kiln/core/cuda/check.h"
+#include "kiln/core/cuda/context.h"
 #include "kiln/core/cuda/launch.cuh"
-#include "kiln/core/cuda/runtime.h"
 #include "kiln/core/cuda/stream_scratch.cuh"
 #include "kiln/core/ops/reduce_record.h"
 

@@ -1,7 +1,7 @@
 // Registers the CUDA softmax launches (core/cuda/softmax.cu) for the softmax ops.
 #include "kiln/core/ops/softmax.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 namespace {

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/context.h"
 
 namespace kiln::cuda {
 

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "kiln/core/cuda/check.h"
-#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/context.h"
 #include "kiln/core/log.h"
 
 namespace kiln::cuda {

@@ -1,8 +1,8 @@
 // The batched_gemm op's checks and public entry point.
 #include "kiln/core/ops/batched_gemm.h"
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

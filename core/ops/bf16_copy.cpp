@@ -2,8 +2,8 @@
 #include "kiln/core/ops/bf16_copy.h"
 
 #include "kiln/core/cpu_compute.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 #include "kiln/core/precision.h"
 
 namespace kiln {

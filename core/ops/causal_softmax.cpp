@@ -1,8 +1,8 @@
 // The causal_softmax ops' checks and public entry points.
 #include "kiln/core/ops/causal_softmax.h"
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

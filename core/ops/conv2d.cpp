@@ -7,8 +7,8 @@
 
 #include "kiln/core/checked_math.h"
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

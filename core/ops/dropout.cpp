@@ -1,8 +1,8 @@
 // The dropout ops' checks, public entry points, and the backward's composite kernel.
 #include "kiln/core/ops/dropout.h"
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 #include "kiln/core/ops/elementwise.h"
 
 namespace kiln {

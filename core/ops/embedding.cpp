@@ -6,8 +6,8 @@
 
 #include <fmt/ranges.h>
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

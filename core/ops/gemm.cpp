@@ -1,8 +1,8 @@
 // gemm's checks and public entry point, and matmul, which allocates and calls it.
 #include "kiln/core/ops/gemm.h"
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

@@ -1,8 +1,8 @@
 // count_correct's checks and public entry point.
 #include "kiln/core/ops/metrics.h"
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

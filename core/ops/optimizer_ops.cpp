@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

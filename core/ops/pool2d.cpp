@@ -3,8 +3,8 @@
 
 #include <limits>
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

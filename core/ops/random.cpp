@@ -1,8 +1,8 @@
 // The random fills' checks and the public uniform_ and normal_.
 #include "kiln/core/ops/random.h"
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

@@ -1,8 +1,8 @@
 // The softmax ops' checks and public entry points.
 #include "kiln/core/ops/softmax.h"
 
-#include "kiln/core/dispatch.h"
 #include "kiln/core/op_table.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln {
 

@@ -13,7 +13,7 @@
 #include <shared_mutex>
 #include <vector>
 
-#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/context.h"
 #include "kiln/core/error.h"
 #include "kiln/core/log.h"
 #include "kiln/distributed/collective_watchdog.h"

@@ -82,7 +82,7 @@ TEST(SingleProcessDataParallel, HelpersAreTheIdentity) {
   EXPECT_EQ(total.samples, 7);
   EXPECT_TRUE(kiln::any_rank_stopping(true, *comm));
   EXPECT_FALSE(kiln::any_rank_stopping(false, *comm));
-  EXPECT_NO_THROW(kiln::check_same_options_on_every_rank(kiln::TrainOptions{}, *comm));
+  EXPECT_NO_THROW(kiln::check_same_options_on_every_rank(kiln::TrainAppOptions{}, *comm));
 }
 
 TEST(Diagnosis, NamesAnAllReduceThatTakesAQuarterOfTheStep) {
@@ -102,7 +102,7 @@ TEST(Diagnosis, NamesAnAllReduceThatTakesAQuarterOfTheStep) {
 
 TEST(DataParallelTraining, GpusWithoutAUsableGpuSaysWhatIsMissing) {
   if (kiln::cuda_available()) GTEST_SKIP() << "a GPU is present: tests/gpu trains with --gpus";
-  kiln::TrainOptions o;
+  kiln::TrainAppOptions o;
   o.gpus = {0, 1};
   o.device = "gpu";
   o.quiet = true;
@@ -142,8 +142,8 @@ class CountingOverlapCommunicator final : public kiln::Communicator {
   void barrier_impl() override {}
 };
 
-kiln::TrainOptions tiny_run(const std::string& name) {
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-32-10", 256, 32);
+kiln::TrainAppOptions tiny_run(const std::string& name) {
+  kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-32-10", 256, 32);
   o.workers = 0;
   o.distributed = "none";
   o.checkpoint_dir = kiln::testing::fresh_checkpoint_dir("overlap_" + name);
@@ -153,9 +153,9 @@ kiln::TrainOptions tiny_run(const std::string& name) {
 
 TEST(DataParallelTraining, BucketsStartedFromBackwardReachTheWeightsOfAPlainRun) {
   std::ostringstream out;
-  const kiln::TrainOptions plain = tiny_run("plain");
+  const kiln::TrainAppOptions plain = tiny_run("plain");
   kiln::train(plain, out);
-  kiln::TrainOptions bucketed = tiny_run("bucketed");
+  kiln::TrainAppOptions bucketed = tiny_run("bucketed");
   bucketed.bucket_mb = 0.01;  // 2 buckets: layer 1 with layer 0's bias, then layer 0's weight
   CountingOverlapCommunicator comm;
   kiln::train_replica(bucketed, out, nullptr, comm);

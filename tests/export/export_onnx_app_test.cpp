@@ -65,7 +65,7 @@ std::string temp_path(const std::string& name) {
 }
 
 TEST(ExportOnnxApp, ExportsTheModelOfACheckpointTrainWrote) {
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-24-10", 256, 64, 1);
+  kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-24-10", 256, 64, 1);
   o.checkpoint_dir = fresh_checkpoint_dir("export_onnx_mlp");
   std::ostringstream log;
   kiln::train(o, log);

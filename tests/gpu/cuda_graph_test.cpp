@@ -104,7 +104,7 @@ TEST(CudaGraph, TrainingWithTheGraphEndsWithTheWeightsOfEagerTraining) {
   KILN_REQUIRE_GPU();
   auto run = [](const std::string& optimizer, bool graphed) {
     // 1000 samples at batch 128: seven full batches and a short one in each epoch.
-    kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-64-64-10", 1000, 128);
+    kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-64-64-10", 1000, 128);
     o.device = "gpu";
     o.optimizer = optimizer;
     o.lr = optimizer == "adamw" ? 1e-3f : o.lr;

@@ -110,17 +110,17 @@ TEST(NcclCommunicator, BroadcastCopiesTheRootsTensorEverywhere) {
 TEST(NcclCommunicator, TrainingWithGpus0EqualsPlainSingleGpuTraining) {
   KILN_REQUIRE_GPU();
   auto run = [](const std::string& name) {
-    kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-64-10", 2048, 128);
+    kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-64-10", 2048, 128);
     o.workers = 1;
     o.distributed = "none";
     o.checkpoint_dir = kiln::testing::fresh_checkpoint_dir("nccl_" + name);
     return o;
   };
   std::ostringstream out;
-  kiln::TrainOptions plain = run("plain");
+  kiln::TrainAppOptions plain = run("plain");
   plain.device = "gpu:0";
   const kiln::TrainResult a = kiln::train(plain, out);
-  kiln::TrainOptions nccl = run("gpus0");
+  kiln::TrainAppOptions nccl = run("gpus0");
   nccl.gpus = {0};
   nccl.bucket_mb = 0.05;  // several buckets, each started as backward produces it
   const kiln::TrainResult b = kiln::train(nccl, out);
@@ -140,7 +140,7 @@ TEST(NcclCommunicator, TrainingOnEveryGpuFollowsOneGpuAtTheSameGlobalBatch) {
   KILN_REQUIRE_GPU();
   const std::vector<int> devices = every_gpu();
   if (devices.size() < 2) GTEST_SKIP() << "one GPU: the multi-GPU comparison needs two or more";
-  kiln::TrainOptions o;
+  kiln::TrainAppOptions o;
   o.model = "mlp:784-64-10";
   o.data = "article";
   o.samples = 2048;
@@ -150,10 +150,10 @@ TEST(NcclCommunicator, TrainingOnEveryGpuFollowsOneGpuAtTheSameGlobalBatch) {
   o.quiet = true;
   o.distributed = "none";
   std::ostringstream out;
-  kiln::TrainOptions one = o;
+  kiln::TrainAppOptions one = o;
   one.device = "gpu:0";
   one.checkpoint_dir = kiln::testing::fresh_checkpoint_dir("nccl_one");
-  kiln::TrainOptions all = o;
+  kiln::TrainAppOptions all = o;
   all.gpus = devices;
   all.checkpoint_dir = kiln::testing::fresh_checkpoint_dir("nccl_all");
   kiln::train(one, out);

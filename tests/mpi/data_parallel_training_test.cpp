@@ -18,8 +18,8 @@ namespace {
 
 constexpr const char* kFashionMnist = "/usr/share/datasets/fashion-mnist";
 
-kiln::TrainOptions small_run(const std::string& dir) {
-  kiln::TrainOptions o;
+kiln::TrainAppOptions small_run(const std::string& dir) {
+  kiln::TrainAppOptions o;
   o.model = "mlp:784-64-10";
   o.data = "fashion-mnist";
   o.samples = 1024;
@@ -65,14 +65,14 @@ TEST(DataParallelTraining, TwoRanksAtGlobalBatchBEndWithTheWeightsOfOneRankAtBat
   const int rank = this_rank();
   std::ostringstream out;
   // The reference: this process alone, the whole batch of 64 per step.
-  kiln::TrainOptions alone = small_run(fresh_dir("alone", rank));
+  kiln::TrainAppOptions alone = small_run(fresh_dir("alone", rank));
   alone.distributed = "none";
   const kiln::TrainResult reference = kiln::train(alone, out);
   ASSERT_EQ(reference.world_size, 1);
 
   for (double bucket_mb :
        {25.0, 0.01}) {  // one bucket, then many (the 784x64 weight alone is 0.19 MiB)
-    kiln::TrainOptions together = small_run(fresh_dir("together", rank));
+    kiln::TrainAppOptions together = small_run(fresh_dir("together", rank));
     together.bucket_mb = bucket_mb;
     const kiln::TrainResult result = kiln::train(together, out);
     ASSERT_GE(result.world_size, 2);
@@ -96,7 +96,7 @@ TEST(DataParallelTraining, TwoRanksAtGlobalBatchBEndWithTheWeightsOfOneRankAtBat
 
 TEST(DataParallelTraining, RanksWithDifferentOptionsStopWithOneClearMessage) {
   const int rank = this_rank();
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 32, 1);
+  kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 32, 1);
   o.schedule = "cosine";
   o.lr = rank == 0 ? 0.05f : 0.1f;
   o.workers = 0;
@@ -115,7 +115,8 @@ TEST(DataParallelTraining, RanksWithDifferentOptionsStopWithOneClearMessage) {
 }
 
 TEST(DataParallelTraining, AGlobalBatchThatDoesNotSplitEvenlyIsRefused) {
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 33, 1);  // 33: odd
+  kiln::TrainAppOptions o =
+      kiln::testing::small_article_run("mlp:784-16-10", 256, 33, 1);  // 33: odd
   std::ostringstream out;
   try {
     kiln::train(o, out);

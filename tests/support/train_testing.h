@@ -13,9 +13,9 @@
 
 namespace kiln::testing {
 
-inline TrainOptions small_article_run(const std::string& model, std::int64_t samples,
-                                      std::int64_t batch_size, std::int64_t epochs = 2) {
-  TrainOptions o;
+inline TrainAppOptions small_article_run(const std::string& model, std::int64_t samples,
+                                         std::int64_t batch_size, std::int64_t epochs = 2) {
+  TrainAppOptions o;
   o.model = model;
   o.data = "article";
   o.samples = samples;

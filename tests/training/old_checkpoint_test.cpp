@@ -37,8 +37,8 @@ std::string copy_of_fixture(const std::string& name) {
 //         --epochs 1 --checkpoint DIR
 // and fixtures/checkpoint-format-2-resumed-to-epoch-2.safetensors holds the weights that train of
 // that time ended with after --epochs 2 --resume on it; this is that resume.
-kiln::TrainOptions run_that_made_it(const std::string& dir) {
-  kiln::TrainOptions o;
+kiln::TrainAppOptions run_that_made_it(const std::string& dir) {
+  kiln::TrainAppOptions o;
   o.model = "mlp:784-4-10";
   o.data = "article";
   o.samples = 256;
@@ -73,7 +73,7 @@ TEST(OldCheckpoint, TrainResumesFormatTwoToTheWeightsTheTrainOfItsTimeReached) {
 }
 
 TEST(OldCheckpoint, TrainRefusesFormatTwoMadeWithOtherFlagsNamingThem) {
-  kiln::TrainOptions o = run_that_made_it(copy_of_fixture("old_format_2_other"));
+  kiln::TrainAppOptions o = run_that_made_it(copy_of_fixture("old_format_2_other"));
   o.lr = 0.01f;
   EXPECT_NE(kiln::testing::error_message([&] {
               std::ostringstream out;
@@ -101,7 +101,7 @@ TEST(OldCheckpoint, OneFromBeforeSettingsWereRecordedIsComparedByItsRunDescripti
   std::ifstream(state) >> j;
   j.erase("settings");
   std::ofstream(state) << j.dump(2);
-  kiln::TrainOptions o = run_that_made_it(dir);
+  kiln::TrainAppOptions o = run_that_made_it(dir);
   o.model = "mlp:784-8-10";
   EXPECT_NE(kiln::testing::error_message([&] {
               std::ostringstream out;

@@ -15,7 +15,7 @@
 namespace {
 
 kiln::TrainResult run(const std::string& precision) {
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-64-64-10", 2048, 64, 3);
+  kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-64-64-10", 2048, 64, 3);
   o.lr = 0.05f;
   o.precision = precision;
   std::ostringstream out;
@@ -43,7 +43,7 @@ TEST(CpuBf16Training, SaysBf16IsNoFasterOnlyOnACpuWithoutBf16Instructions) {
                                    std::pair{"zen4", true}, std::pair{"sapphire-rapids", true}}) {
     SCOPED_TRACE(name);
     const kiln::ScopedCpuDescription cpu(kiln::named_cpu_description(name));
-    kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 64, 1);
+    kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 64, 1);
     o.precision = "bf16";
     o.quiet = false;  // the header says it
     std::ostringstream out;
@@ -58,7 +58,7 @@ TEST(CpuBf16Training, SaysBf16IsNoFasterOnlyOnACpuWithoutBf16Instructions) {
 }
 
 TEST(CpuBf16Training, Tf32IsAGpuFormat) {
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-32-10", 256, 64, 1);
+  kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-32-10", 256, 64, 1);
   o.precision = "tf32";
   std::ostringstream out;
   try {

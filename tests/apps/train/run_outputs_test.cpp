@@ -23,7 +23,7 @@ std::string text_of(const std::filesystem::path& path) {
 }  // namespace
 
 TEST(TrainRunOutputs, TensorBoardAndReportFoldersGetTheirFiles) {
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 64, 2);
+  kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 64, 2);
   o.tensorboard_dir = kiln::testing::fresh_checkpoint_dir("outputs_tensorboard");
   o.tensorboard_histograms = 1;
   o.report_dir = kiln::testing::fresh_checkpoint_dir("outputs_report") + "/nested";
@@ -50,7 +50,7 @@ TEST(TrainRunOutputs, TensorBoardAndReportFoldersGetTheirFiles) {
 }
 
 TEST(TrainRunOutputs, AFolderThatIsAFileIsRefusedInFlagWords) {
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 64, 1);
+  kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-16-10", 256, 64, 1);
   o.report_dir = kiln::testing::fresh_checkpoint_dir("outputs_file");
   std::ofstream(o.report_dir) << "a file";
   std::ostringstream out;

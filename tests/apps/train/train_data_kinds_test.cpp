@@ -33,7 +33,7 @@ std::vector<std::vector<float>> samples(int n, std::vector<int>& labels) {
 }
 
 double test_accuracy(const std::string& data, const std::string& model, std::int64_t batch = 16) {
-  kiln::TrainOptions o;
+  kiln::TrainAppOptions o;
   o.data = data;
   o.model = model;
   o.epochs = 3;
@@ -105,7 +105,7 @@ TEST(TrainDataKinds, LearnsFromAnImageFolder) {
 }
 
 TEST(TrainDataKinds, LearnsFashionMnistAndTheArticleSet) {
-  kiln::TrainOptions o;
+  kiln::TrainAppOptions o;
   o.data = "fashion-mnist";
   o.model = "mlp:784-64-10";
   o.samples = 2000;
@@ -129,7 +129,7 @@ TEST(TrainDataKinds, CountsARunInStepsWithAnEvaluationEveryInterval) {
     csv << labels[i] << "," << rows[i][0] << "," << rows[i][1] << "," << rows[i][2] << ","
         << rows[i][3] << "\n";
   csv.close();
-  kiln::TrainOptions o;
+  kiln::TrainAppOptions o;
   o.data = "csv:" + path;
   o.model = "mlp:4-16-3";
   o.batch_size = 16;

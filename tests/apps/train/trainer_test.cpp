@@ -13,8 +13,8 @@
 
 namespace {
 
-kiln::TrainOptions small_run() {
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-32-10", 1024, 64);
+kiln::TrainAppOptions small_run() {
+  kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-32-10", 1024, 64);
   o.lr = 0.05f;
   o.workers = 2;
   return o;
@@ -22,7 +22,7 @@ kiln::TrainOptions small_run() {
 
 using kiln::testing::fresh_checkpoint_dir;
 
-std::string error_of(const kiln::TrainOptions& o) {
+std::string error_of(const kiln::TrainAppOptions& o) {
   std::ostringstream out;
   try {
     kiln::train(o, out);
@@ -35,7 +35,7 @@ std::string error_of(const kiln::TrainOptions& o) {
 }  // namespace
 
 TEST(Trainer, LearnsTheArticleSetAndReportsEveryStage) {
-  kiln::TrainOptions o = small_run();
+  kiln::TrainAppOptions o = small_run();
   o.epochs = 3;
   std::ostringstream out;
   const kiln::TrainResult result = kiln::train(o, out);
@@ -52,16 +52,16 @@ TEST(Trainer, LearnsTheArticleSetAndReportsEveryStage) {
 }
 
 TEST(Trainer, ResumingFromACheckpointEndsWithTheSameWeightsAsAnUninterruptedRun) {
-  kiln::TrainOptions straight = small_run();
+  kiln::TrainAppOptions straight = small_run();
   straight.checkpoint_dir = fresh_checkpoint_dir("trainer_straight");
   std::ostringstream out;
   kiln::train(straight, out);
 
-  kiln::TrainOptions first = small_run();
+  kiln::TrainAppOptions first = small_run();
   first.checkpoint_dir = fresh_checkpoint_dir("trainer_resumed");
   first.epochs = 1;
   kiln::train(first, out);
-  kiln::TrainOptions second = small_run();
+  kiln::TrainAppOptions second = small_run();
   second.checkpoint_dir = first.checkpoint_dir;
   second.resume = true;
   const kiln::TrainResult resumed = kiln::train(second, out);
@@ -75,12 +75,12 @@ TEST(Trainer, ResumingFromACheckpointEndsWithTheSameWeightsAsAnUninterruptedRun)
 }
 
 TEST(Trainer, StartsFromSavedWeightsWithInit) {
-  kiln::TrainOptions o = small_run();
+  kiln::TrainAppOptions o = small_run();
   o.epochs = 1;
   o.checkpoint_dir = fresh_checkpoint_dir("trainer_init");
   std::ostringstream out;
   const double trained = kiln::train(o, out).epochs.back().test_accuracy;
-  kiln::TrainOptions again = small_run();
+  kiln::TrainAppOptions again = small_run();
   again.epochs = 1;
   again.lr = 1e-9f;  // leaves the loaded weights as they are
   again.init = o.checkpoint_dir + "/model.safetensors";
@@ -88,7 +88,7 @@ TEST(Trainer, StartsFromSavedWeightsWithInit) {
 }
 
 TEST(Trainer, AStopBeforeTrainingEndsTheModelsBuildAndSavesNothing) {
-  kiln::TrainOptions o = small_run();
+  kiln::TrainAppOptions o = small_run();
   o.checkpoint_dir = fresh_checkpoint_dir("trainer_stop");
   // As if Ctrl-C came before training: the build polls the request (a model of a million blocks
   // takes minutes to build), so nothing is trained and no checkpoint is written. A stop during
@@ -100,7 +100,7 @@ TEST(Trainer, AStopBeforeTrainingEndsTheModelsBuildAndSavesNothing) {
 }
 
 TEST(Trainer, FailsClearlyOnBadOptionsAndDivergence) {
-  kiln::TrainOptions o = small_run();
+  kiln::TrainAppOptions o = small_run();
   o.device = "gpu";
   if (!kiln::cuda_available()) EXPECT_NE(error_of(o).find("use --device=cpu"), std::string::npos);
   o = small_run();
@@ -123,13 +123,13 @@ TEST(Trainer, FailsClearlyOnBadOptionsAndDivergence) {
 }
 
 TEST(Trainer, CudaGraphIsRefusedOnTheCpu) {
-  kiln::TrainOptions o = small_run();
+  kiln::TrainAppOptions o = small_run();
   o.cuda_graph = true;
   EXPECT_NE(error_of(o).find("--cuda-graph records GPU work"), std::string::npos) << error_of(o);
 }
 
 TEST(Trainer, NumericFlagsAreRangeChecked) {
-  kiln::TrainOptions o = small_run();
+  kiln::TrainAppOptions o = small_run();
   o.samples = -1;
   EXPECT_NE(error_of(o).find("--samples must be >= 0 (0: all samples), found -1"),
             std::string::npos);
@@ -158,7 +158,7 @@ TEST(Trainer, NumericFlagsAreRangeChecked) {
 }
 
 TEST(Trainer, BadOutputPathsFailBeforeAnyTraining) {
-  kiln::TrainOptions o = small_run();
+  kiln::TrainAppOptions o = small_run();
   o.log_json = "/nonexistent/kiln/log.jsonl";
   o.checkpoint_dir = fresh_checkpoint_dir("trainer_bad_log");
   EXPECT_NE(error_of(o).find("cannot open --log-json file '/nonexistent/kiln/log.jsonl'"),
@@ -171,7 +171,7 @@ TEST(Trainer, BadOutputPathsFailBeforeAnyTraining) {
 }
 
 TEST(Trainer, ResumeNeedsACheckpointMadeWithTheSameModelAndOptimizer) {
-  kiln::TrainOptions o = small_run();
+  kiln::TrainAppOptions o = small_run();
   o.checkpoint_dir = fresh_checkpoint_dir("trainer_resume_checks");
   o.resume = true;
   EXPECT_NE(
@@ -182,7 +182,7 @@ TEST(Trainer, ResumeNeedsACheckpointMadeWithTheSameModelAndOptimizer) {
   o.epochs = 1;
   std::ostringstream out;
   kiln::train(o, out);
-  kiln::TrainOptions other = o;
+  kiln::TrainAppOptions other = o;
   other.resume = true;
   other.epochs = 2;
   other.optimizer = "adam";

@@ -14,14 +14,14 @@
 
 namespace {
 
-kiln::TrainOptions tiny_run() {
-  kiln::TrainOptions o = kiln::testing::small_article_run("mlp:784-16-10", 512, 64, 2);
+kiln::TrainAppOptions tiny_run() {
+  kiln::TrainAppOptions o = kiln::testing::small_article_run("mlp:784-16-10", 512, 64, 2);
   o.loader_tuning.batches = 3;
   return o;
 }
 
 std::string error_of(const std::string& value) {
-  kiln::TrainOptions o;
+  kiln::TrainAppOptions o;
   try {
     kiln::set_workers_flag(value, o);
   } catch (const kiln::Error& e) {
@@ -33,7 +33,7 @@ std::string error_of(const std::string& value) {
 }  // namespace
 
 TEST(WorkersFlag, TakesAutoOrANumberAndRefusesAnythingElse) {
-  kiln::TrainOptions o;
+  kiln::TrainAppOptions o;
   kiln::set_workers_flag("auto", o);
   EXPECT_TRUE(o.workers_auto);
   kiln::set_workers_flag("3", o);
@@ -48,7 +48,7 @@ TEST(WorkersFlag, TakesAutoOrANumberAndRefusesAnythingElse) {
 }
 
 TEST(WorkersFlag, AutoTunesPinnedMemoryOnlyOnAGpuWithoutPinMemory) {
-  kiln::TrainOptions o;
+  kiln::TrainAppOptions o;
   EXPECT_FALSE(kiln::loader_tuning_of(o, kiln::Device::cpu()).has_value());
   o.workers_auto = true;
   EXPECT_FALSE(kiln::loader_tuning_of(o, kiln::Device::cpu())->pin_memory);
@@ -58,7 +58,7 @@ TEST(WorkersFlag, AutoTunesPinnedMemoryOnlyOnAGpuWithoutPinMemory) {
 }
 
 TEST(WorkersAuto, TrainsExactlyAsTheChosenWorkerCountGivenExplicitly) {
-  kiln::TrainOptions tuned = tiny_run();
+  kiln::TrainAppOptions tuned = tiny_run();
   tuned.workers_auto = true;
   tuned.log_json = ::testing::TempDir() + "kiln_workers_auto.json";
   std::filesystem::remove(tuned.log_json);
@@ -69,7 +69,7 @@ TEST(WorkersAuto, TrainsExactlyAsTheChosenWorkerCountGivenExplicitly) {
   const kiln::LoaderTuning& tuning = *automatic.epochs[0].loader_tuning;
   EXPECT_EQ(automatic.epochs[1].workers, tuning.chosen.setting.workers);
 
-  kiln::TrainOptions explicit_run = tiny_run();
+  kiln::TrainAppOptions explicit_run = tiny_run();
   explicit_run.workers = tuning.chosen.setting.workers;
   const kiln::TrainResult given = kiln::train(explicit_run, out);
   for (std::size_t e = 0; e < 2; ++e) {

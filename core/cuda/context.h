@@ -1,7 +1,7 @@
-// The CUDA runtime behind plain C++ signatures: device selection, memory (pinned host, cached
-// device), streams, events and the per-thread library handles. Compiled only into CUDA builds:
-// the CUDA kernels call it directly, the rest of kiln through the device-runtime interface that
-// core/cuda/device_runtime.cpp implements over it (core/device_runtime.h).
+// The CUDA context kiln keeps, behind plain C++ signatures: device selection, memory (pinned
+// host, cached device), streams, events and the per-thread library handles. Compiled only into CUDA
+// builds: the CUDA kernels call it directly, the rest of kiln through the device-runtime interface
+// that core/cuda/device_runtime.cpp implements over it (core/device_runtime.h).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // Operand checks shared by every op.
-#include "kiln/core/dispatch.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::detail {
 

@@ -1,8 +1,8 @@
-// The CUDA runtime behind core/: device selection, pinned and cached device memory, per-thread
+// The CUDA context behind core/: device selection, pinned and cached device memory, per-thread
 // current streams and cuBLAS handles, events and copies. Streams and cuBLAS handles are pooled
 // and the pools deliberately never destroyed: tearing them down at process exit can race the
 // driver's own shutdown, and a thread's handles are reused by the next thread instead.
-#include "kiln/core/cuda/runtime.h"
+#include "kiln/core/cuda/context.h"
 
 #include <cuda_runtime_api.h>
 
@@ -15,9 +15,9 @@
 #include "kiln/core/cuda/check.h"
 #include "kiln/core/cuda/stream_workspace.h"
 #include "kiln/core/device.h"
-#include "kiln/core/dispatch.h"
 #include "kiln/core/log.h"
 #include "kiln/core/memory.h"
+#include "kiln/core/operand_checks.h"
 
 namespace kiln::cuda {
 

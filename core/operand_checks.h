@@ -22,7 +22,7 @@ void check_same_shape(const char* op, std::initializer_list<Operand> operands);
 void check_shape(const char* op, Operand operand, const Shape& expected);
 
 // Makes `device` current for this thread and returns its current stream. Defined by the CUDA
-// backend (core/cuda/runtime.cpp), so only its kernels may call it.
+// backend (core/cuda/context.cpp), so only its kernels may call it.
 cudaStream_t prepare_cuda(Device device);
 
 }  // namespace kiln::detail
