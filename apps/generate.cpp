@@ -8,8 +8,6 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
-#include <string_view>
-#include <utility>
 
 #include <kiln/checkpoint/checkpoint.h>
 #include <kiln/core/device.h>
@@ -65,19 +63,19 @@ TrainedGpt load_trained_gpt(const std::string& dir, kiln::Device device) {
   return trained;
 }
 
-// The library's names of the options kiln-generate takes as flags, as those flags.
-std::string in_flag_words(std::string message) {
-  constexpr std::pair<std::string_view, std::string_view> kFlagOf[] = {
-      {"GenerateOptions::tokens", "--tokens"},
-      {"GenerateOptions::temperature", "--temperature"},
-      {"GenerateOptions::top_k", "--top-k"},
-      {"GenerateOptions::seed", "--seed"}};
-  for (const auto& [name, flag] : kFlagOf)
-    for (std::size_t at = message.find(name); at != std::string::npos;
-         at = message.find(name, at + flag.size()))
-      message.replace(at, name.size(), flag);
-  return message;
-}
+// kiln-generate's words for the settings the library names: its flags for GenerateOptions'
+// fields, the library's own words for the rest.
+class GenerateFlagWords : public kiln::SettingWords {
+ public:
+  std::string name(kiln::Setting setting) const override {
+    switch (setting) {
+      case kiln::Setting::generate_tokens: return "--tokens";
+      case kiln::Setting::generate_temperature: return "--temperature";
+      case kiln::Setting::generate_top_k: return "--top-k";
+      default: return SettingWords::name(setting);
+    }
+  }
+};
 
 void run(const Options& o) {
   const kiln::Device device = kiln::Device::parse(o.device);
@@ -130,8 +128,11 @@ int main(int argc, char** argv) {
   try {
     run(o);
     return 0;
-  } catch (const std::exception& e) {  // kiln::Error, and std::filesystem's from the folder
-    std::fprintf(stderr, "kiln-generate: %s\n", in_flag_words(e.what()).c_str());
+  } catch (const kiln::Error& e) {
+    std::fprintf(stderr, "kiln-generate: %s\n", e.message(GenerateFlagWords()).c_str());
+    return 1;
+  } catch (const std::exception& e) {  // std::filesystem's, from the folder
+    std::fprintf(stderr, "kiln-generate: %s\n", e.what());
     return 1;
   }
 }

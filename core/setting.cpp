@@ -48,6 +48,7 @@ std::string SettingWords::name(Setting setting) const {
     case Setting::same_settings_on_every_rank: return "give every rank the same TrainerOptions";
     case Setting::nccl_communicators:
       return "make_nccl_communicators, or make_nccl_communicator under MPI";
+    case Setting::communicator_timeout: return "CommunicatorOptions::timeout_s";
     case Setting::resume: return "Trainer::resume()";
     case Setting::learning_rate: return "the optimizer's learning rate";
     case Setting::tensorboard: return "TensorBoardLogger's";
@@ -55,6 +56,9 @@ std::string SettingWords::name(Setting setting) const {
     case Setting::run_report: return "RunReport's";
     case Setting::mse_loss: return "MSELoss";
     case Setting::cross_entropy_loss: return "CrossEntropyLoss";
+    case Setting::generate_tokens: return "GenerateOptions::tokens";
+    case Setting::generate_temperature: return "GenerateOptions::temperature";
+    case Setting::generate_top_k: return "GenerateOptions::top_k";
     case Setting::model_structure: return "the model's structure";
     case Setting::run_batch_size: return "TrainerOptions::run.batch_size";
     case Setting::run_beta1: return "TrainerOptions::run.beta1";

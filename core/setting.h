@@ -39,6 +39,7 @@ enum class Setting : unsigned char {
   cpu_device_under_mpi,         // Device::cpu(), and how gradients go between processes then
   same_settings_on_every_rank,  // how every rank of a job is given the same settings
   nccl_communicators,           // how NCCL communicators are made
+  communicator_timeout,         // CommunicatorOptions::timeout_s
   resume,                       // Trainer::resume()
   learning_rate,                // the optimizer's learning rate
   tensorboard,                  // TensorBoardLogger (its folder)
@@ -46,6 +47,9 @@ enum class Setting : unsigned char {
   run_report,                   // RunReport (its folder)
   mse_loss,                     // MSELoss, the loss
   cross_entropy_loss,           // CrossEntropyLoss, the loss
+  generate_tokens,              // GenerateOptions::tokens
+  generate_temperature,         // GenerateOptions::temperature
+  generate_top_k,               // GenerateOptions::top_k
   model_structure,              // the model's structure (its parameters' names and shapes)
   run_batch_size,               // TrainerOptions::run.batch_size, and each field of run below
   run_beta1,

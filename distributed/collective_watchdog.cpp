@@ -10,10 +10,10 @@
 namespace kiln {
 
 CollectiveWatchdog::CollectiveWatchdog(double timeout_s, std::string who, AbortAction abort,
-                                       std::string timeout_name)
-    : timeout_s_(timeout_s), who_(std::move(who)), timeout_name_(std::move(timeout_name)),
-      abort_(std::move(abort)) {
-  KILN_CHECK(timeout_s_ >= 0.0, "{} must be >= 0 seconds (0: no watchdog), found {}", timeout_name_,
+                                       const SettingWords& words)
+    : timeout_s_(timeout_s), who_(std::move(who)), words_(words), abort_(std::move(abort)) {
+  KILN_CHECK(timeout_s_ >= 0.0, "{} must be >= 0 seconds (0: no watchdog), found {}",
+             Setting::communicator_timeout,
              timeout_s_);  // NaN too: it would turn the watchdog off without a word
   if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
 }
@@ -62,10 +62,11 @@ void CollectiveWatchdog::watch() {
     const double waited =
         std::chrono::duration<double>(Clock::now() - armed_.front().since).count();
     if (waited < timeout_s_) continue;
-    const std::string message = fmt::format(
-        "kiln: {}: {} did not finish within {:g} s ({}); another rank probably died or "
-        "is stuck (check its output above); ending the whole job",
-        who_, armed_.front().what, timeout_s_, timeout_name_);
+    const std::string message = in_words(
+        fmt::format("kiln: {}: {} did not finish within {:g} s ({}); another rank probably died "
+                    "or is stuck (check its output above); ending the whole job",
+                    who_, armed_.front().what, timeout_s_, Setting::communicator_timeout),
+        words_);
     armed_.clear();
     lock.unlock();
     abort_(message);

@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "kiln/core/setting.h"
+
 namespace kiln {
 
 class CollectiveWatchdog {
@@ -20,10 +22,10 @@ class CollectiveWatchdog {
   // finish within 5 s; ...") and is expected not to return; if it does, watching stops.
   using AbortAction = std::function<void(const std::string& message)>;
 
-  // timeout_s <= 0: never fires (no thread). `who`: "rank 1 of 2 (MPI)". `timeout_name`: how
-  // the message names the setting (CommunicatorOptions::timeout_name).
+  // timeout_s <= 0: never fires (no thread). `who`: "rank 1 of 2 (MPI)". `words`: those the
+  // message names the setting in (CommunicatorOptions::words).
   CollectiveWatchdog(double timeout_s, std::string who, AbortAction abort,
-                     std::string timeout_name = "CommunicatorOptions::timeout_s");
+                     const SettingWords& words = api_setting_words());
   ~CollectiveWatchdog();
   CollectiveWatchdog(const CollectiveWatchdog&) = delete;
   CollectiveWatchdog& operator=(const CollectiveWatchdog&) = delete;
@@ -62,7 +64,7 @@ class CollectiveWatchdog {
   using Clock = std::chrono::steady_clock;
   double timeout_s_;
   std::string who_;
-  std::string timeout_name_;
+  const SettingWords& words_;
   AbortAction abort_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "kiln/core/setting.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -20,8 +21,8 @@ struct CommunicatorOptions {
   // A collective that has not finished after this long makes the watchdog print which one, on
   // which rank, and end the whole job (a peer died or hangs). 0 turns the watchdog off.
   double timeout_s = 300.0;
-  // How the watchdog's message names that setting (an app gives its flag).
-  std::string timeout_name = "CommunicatorOptions::timeout_s";
+  // The words the watchdog's message names that setting in (an app gives its flags').
+  const SettingWords* words = &api_setting_words();
 };
 
 // Implementations: one process alone (no-ops, here), MPI on CPU tensors

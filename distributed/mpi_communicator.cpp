@@ -119,7 +119,7 @@ MpiCommunicator::MpiCommunicator(Joined joined, CommunicatorOptions options)
             }
             std::_Exit(1);
           },
-          options.timeout_name) {}
+          *options.words) {}
 
 MpiCommunicator::~MpiCommunicator() = default;
 

@@ -28,9 +28,10 @@ void check_text_fits(std::int64_t prompt, std::int64_t tokens) {
   const long double bytes = static_cast<long double>(prompt + std::min(tokens, most)) * kIdBytes;
   KILN_CHECK(
       tokens <= most && (available == 0 || bytes <= static_cast<long double>(available)),
-      "GenerateOptions::tokens {} makes a text of {} token ids, {:.1f} GiB, more than the "
+      "{} {} makes a text of {} token ids, {:.1f} GiB, more than the "
       "{:.1f} GiB of host memory available; draw fewer tokens",
-      tokens, static_cast<long double>(prompt) + static_cast<long double>(tokens),
+      Setting::generate_tokens, tokens,
+      static_cast<long double>(prompt) + static_cast<long double>(tokens),
       static_cast<double>((static_cast<long double>(prompt) + tokens) * kIdBytes / 1073741824.0L),
       static_cast<double>(available) / 1073741824.0);
 }
@@ -49,12 +50,13 @@ void check_request(const Gpt& model, std::span<const std::int32_t> prompt,
     KILN_CHECK(prompt[i] >= 0 && prompt[i] < c.vocabulary,
                "generate: prompt token {} is {}, outside the model's vocabulary [0, {})", i,
                prompt[i], c.vocabulary);
-  KILN_CHECK(o.tokens >= 0, "GenerateOptions::tokens must be >= 0, found {}", o.tokens);
+  KILN_CHECK(o.tokens >= 0, "{} must be >= 0, found {}", Setting::generate_tokens, o.tokens);
   check_text_fits(static_cast<std::int64_t>(prompt.size()), o.tokens);
   KILN_CHECK(std::isfinite(o.temperature) && o.temperature >= 0.0f,
-             "GenerateOptions::temperature must be a finite number >= 0 (0: greedy), found {}",
+             "{} must be a finite number >= 0 (0: greedy), found {}", Setting::generate_temperature,
              o.temperature);
-  KILN_CHECK(o.top_k >= 0, "GenerateOptions::top_k must be >= 0 (0: no limit), found {}", o.top_k);
+  KILN_CHECK(o.top_k >= 0, "{} must be >= 0 (0: no limit), found {}", Setting::generate_top_k,
+             o.top_k);
 }
 
 // A uniform double in [0, 1) from 53 bits of the generator's next counter.

@@ -38,9 +38,8 @@ void ConsoleReporter::on_fit_begin(Trainer& trainer, std::int64_t epochs) {
   const std::int64_t steps = trainer.options().steps;
   if (steps > 0) {  // counted in steps: `epochs` is the number of evaluations
     if (trainer.state().global_step >= steps)
-      out_ << fmt::format(
-          "nothing to train: the checkpoint holds all {} steps (raise TrainerOptions::steps)\n",
-          trainer.state().global_step);
+      out_ << fmt::format("nothing to train: the checkpoint holds all {} steps (raise {})\n",
+                          trainer.state().global_step, words_.phrase({Setting::steps, ""}));
     return;
   }
   if (trainer.state().epoch >= epochs)

@@ -40,6 +40,7 @@ std::string TrainFlagWords::name(Setting setting) const {
       return "--device=cpu (under mpirun, gradients then go through MPI)";
     case Setting::same_settings_on_every_rank: return "start every rank with the same command line";
     case Setting::nccl_communicators: return "--gpus, or --device=gpu under mpirun";
+    case Setting::communicator_timeout: return "--dist-timeout";
     case Setting::resume: return "--resume";
     case Setting::learning_rate: return "--lr";
     case Setting::tensorboard: return "the --tensorboard";
@@ -47,6 +48,9 @@ std::string TrainFlagWords::name(Setting setting) const {
     case Setting::run_report: return "the --report";
     case Setting::mse_loss: return "--loss mse";
     case Setting::cross_entropy_loss: return "--loss cross-entropy";
+    case Setting::generate_tokens: return "kiln-generate --tokens";  // not train's: kiln-generate's
+    case Setting::generate_temperature: return "kiln-generate --temperature";
+    case Setting::generate_top_k: return "kiln-generate --top-k";
     case Setting::model_structure: return "the model's structure";
     case Setting::run_batch_size: return "--batch-size";
     case Setting::run_beta1: return "--beta1";

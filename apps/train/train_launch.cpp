@@ -51,7 +51,7 @@ TrainResult train_on_local_gpus(const TrainAppOptions& o, std::ostream& out,
 TrainResult launch_run(const TrainAppOptions& o, std::ostream& out, const std::atomic<bool>* stop) {
   KILN_CHECK(o.distributed == "auto" || o.distributed == "none" || o.distributed == "mpi",
              "--distributed must be auto, none or mpi, found '{}'", o.distributed);
-  const CommunicatorOptions comm_options{o.dist_timeout_s, "--dist-timeout"};
+  const CommunicatorOptions comm_options{o.dist_timeout_s, &train_flag_words()};
   const std::optional<MpiLaunch> launch = mpi_launch_from_environment();
   const bool use_mpi = o.distributed == "mpi" || (o.distributed == "auto" && launch.has_value());
   if (!o.gpus.empty()) {

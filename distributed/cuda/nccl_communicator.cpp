@@ -66,7 +66,7 @@ class NcclCommunicator final : public Communicator {
               abort_mpi_job_if_running(1);
               std::_Exit(1);
             },
-            options.timeout_name) {
+            *options.words) {
     for (void*& event : done_) event = create_event(device);
   }
 
