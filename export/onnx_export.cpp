@@ -92,9 +92,12 @@ void export_onnx(const Module& model, const Shape& batch_input, const std::strin
 
   onnx::GraphProto& graph = *proto.mutable_graph();
   graph.set_name("kiln");
-  describe_value(*graph.add_input(), "input", input);
+  onnx::ValueInfoProto& input_value = *graph.add_input();
+  describe_value(input_value, OnnxGraph::kInput, input);
   OnnxGraph builder(graph);
-  const std::string result = export_module(builder, model, "", "input");
+  const std::string result = export_module(builder, model, "", OnnxGraph::kInput);
+  if (builder.input_is_ids())
+    input_value.mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
   // The output gets its public name from an Identity: the last node may be one the walk named
   // ("layers.5/Gemm"), or none at all (a model of only Dropout returns "input" itself).
   onnx::NodeProto& last = *graph.add_node();

@@ -38,12 +38,19 @@ class OnnxGraph {
   // The names of the initializers added with add_initializer (not the scalars).
   const std::vector<std::string>& weight_names() const { return weight_names_; }
 
+  // The graph's input. An Embedding that reads it directly marks it token ids: it is then
+  // declared int64, as ONNX GPTs take input_ids, instead of kiln's float32 ids.
+  static constexpr const char* kInput = "input";
+  void mark_input_as_ids() { input_is_ids_ = true; }
+  bool input_is_ids() const { return input_is_ids_; }
+
  private:
   onnx::GraphProto& graph_;
   std::map<std::string, int> nodes_per_path_;  // to number a path's second node and later
   std::map<float, std::string> scalars_;
   std::map<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>, std::string> constants_;
   std::vector<std::string> weight_names_;
+  bool input_is_ids_ = false;
 };
 
 void set_attribute(onnx::NodeProto& node, const std::string& name, std::int64_t value);

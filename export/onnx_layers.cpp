@@ -211,12 +211,19 @@ std::string linear_on_last_axis(OnnxGraph& graph, const Linear& layer, const std
   return layer.activation() ? activation(graph, *layer.activation(), 0.0f, path, y) : y;
 }
 
-// Embedding: Gather of the rows named by the ids (kiln's float32 ids cast to int64).
+// Embedding: Gather of the rows named by the ids. The graph's own input it reads as int64 ids (and
+// marks so); float32 ids computed inside the graph are cast to int64 first.
 std::string embedding(OnnxGraph& graph, const std::string& table, const std::string& path,
                       const std::string& ids) {
-  onnx::NodeProto& cast = graph.add_node("Cast", {ids}, path);
-  set_attribute(cast, "to", std::int64_t{onnx::TensorProto::INT64});
-  onnx::NodeProto& gather = graph.add_node("Gather", {table, OnnxGraph::output(cast)}, path);
+  std::string indices = ids;
+  if (ids == OnnxGraph::kInput) {
+    graph.mark_input_as_ids();
+  } else {
+    onnx::NodeProto& cast = graph.add_node("Cast", {ids}, path);
+    set_attribute(cast, "to", std::int64_t{onnx::TensorProto::INT64});
+    indices = OnnxGraph::output(cast);
+  }
+  onnx::NodeProto& gather = graph.add_node("Gather", {table, indices}, path);
   set_attribute(gather, "axis", std::int64_t{0});
   return OnnxGraph::output(gather);
 }

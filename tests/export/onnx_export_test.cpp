@@ -148,6 +148,10 @@ TEST_P(OnnxExport, StatesOpset17ADynamicBatchAndTheModelsWeightNames) {
     EXPECT_EQ(shape.dim(0).dim_param(), "batch") << value.name();
     EXPECT_FALSE(shape.dim(0).has_dim_value()) << value.name();
   }
+  // Token ids are int64, as ONNX GPTs take input_ids; other inputs float32.
+  EXPECT_EQ(model.graph().input(0).type().tensor_type().elem_type(),
+            GetParam().ids > 0 ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT);
+  EXPECT_EQ(model.graph().output(0).type().tensor_type().elem_type(), onnx::TensorProto::FLOAT);
   const onnx::TensorShapeProto& input = model.graph().input(0).type().tensor_type().shape();
   ASSERT_EQ(input.dim_size(), GetParam().sample.rank() + 1);
   for (int i = 0; i < GetParam().sample.rank(); ++i)
