@@ -9,12 +9,13 @@ namespace kiln::cpu {
 namespace {
 
 void batched_gemm(const rec::BatchedGemm& o) {
-  const float* a = o.a;
-  const float* b = o.b;
-  float* c = o.out;
-  for (Index i = 0; i < o.batch; ++i)
-    gemm({o.trans_a, o.trans_b, o.m, o.n, o.k, o.alpha, a + i * o.m * o.k, b + i * o.k * o.n,
-          o.beta, c + i * o.m * o.n});
+  rec::Gemm one = o;  // the first product; the next ones' matrices follow packed
+  for (Index i = 0; i < o.batch; ++i) {
+    gemm(one);
+    one.a += o.m * o.k;
+    one.b += o.k * o.n;
+    one.out += o.m * o.n;
+  }
 }
 
 const RegisterKernel<op::BatchedGemm> kBatchedGemm(Backend::reference, on_record<batched_gemm>,

@@ -26,8 +26,9 @@ void BatchedGemm::check() {
       "agree",
       kName, batch, m, k, b.size(0), kb, n);
   detail::check_shape(kName, {"out", &out}, Shape{batch, m, n});
-  record = {trans_a, trans_b,          batch, m, n, k, alpha, a.data<float>(), b.data<float>(),
-            beta,    out.data<float>()};
+  record = {
+      {trans_a, trans_b, m, n, k, alpha, a.data<float>(), b.data<float>(), beta, out.data<float>()},
+      batch};
 }
 
 }  // namespace op

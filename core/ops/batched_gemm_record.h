@@ -6,17 +6,13 @@
 #pragma once
 
 #include "kiln/core/op_record.h"
+#include "kiln/core/ops/gemm_record.h"
 
 namespace kiln::rec {
 
-struct BatchedGemm {
-  bool trans_a, trans_b;
-  Index batch, m, n, k;
-  float alpha;
-  const float* a;
-  const float* b;
-  float beta;
-  float* out;  // beta == 0 overwrites it without reading it
+// gemm's record of the first product (its a, b and out the first matrices), and how many follow.
+struct BatchedGemm : Gemm {
+  Index batch;
 };
 
 }  // namespace kiln::rec
