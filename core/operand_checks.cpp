@@ -31,4 +31,10 @@ void check_shape(const char* op, Operand operand, const Shape& expected) {
              operand.first, expected.str(), operand.second->shape().str());
 }
 
+void check_alike(const char* op, std::initializer_list<Operand> operands, DType dtype) {
+  check_operands(op, operands, dtype);
+  check_same_device(op, operands);
+  check_same_shape(op, operands);
+}
+
 }  // namespace kiln::detail

@@ -20,6 +20,9 @@ void check_same_device(const char* op, std::initializer_list<Operand> operands);
 // All operands have the shape of the first.
 void check_same_shape(const char* op, std::initializer_list<Operand> operands);
 void check_shape(const char* op, Operand operand, const Shape& expected);
+// check_operands, check_same_device and check_same_shape in turn: operands that go element by
+// element together (an op's x, y, dy, dx).
+void check_alike(const char* op, std::initializer_list<Operand> operands, DType dtype);
 
 // Makes `device` current for this thread and returns its current stream. Defined by the CUDA
 // backend (core/cuda/context.cpp), so only its kernels may call it.

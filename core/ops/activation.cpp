@@ -9,16 +9,12 @@ namespace kiln {
 namespace op {
 
 void ActivationForward::check() {
-  detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
-  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+  detail::check_alike(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   record = {f, x.numel(), x.data<float>(), y.data<float>(), alpha};
 }
 
 void ActivationBackward::check() {
-  detail::check_operands(kName, {{"x", &x}, {"y", &y}, {"dy", &dy}, {"dx", &dx}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"y", &y}, {"dy", &dy}, {"dx", &dx}});
-  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}, {"dy", &dy}, {"dx", &dx}});
+  detail::check_alike(kName, {{"x", &x}, {"y", &y}, {"dy", &dy}, {"dx", &dx}}, DType::f32);
   record = {f,    x.numel(), x.data<float>(), y.data<float>(), dy.data<float>(), dx.data<float>(),
             alpha};
 }

@@ -41,9 +41,7 @@ void BatchNormForwardTrain::check() {
                                   {"running_var", &running_var},
                                   {"save_mean", &save_mean},
                                   {"save_invstd", &save_invstd}});
-  detail::check_operands(kName, {{"y", &y}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
-  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+  detail::check_alike(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   // As PyTorch: one value per channel has no variance to normalise by.
   KILN_CHECK(s.n * s.l > 1,
              "{}: training needs more than one value per channel, found x {}; use a batch of 2 or "
@@ -73,9 +71,7 @@ void BatchNormForwardEval::check() {
                                   {"beta", &beta},
                                   {"running_mean", &running_mean},
                                   {"running_var", &running_var}});
-  detail::check_operands(kName, {{"y", &y}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
-  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+  detail::check_alike(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   KILN_CHECK(eps > 0.0f, "{}: eps must be > 0, found {}", kName, eps);
   record = {s.n,
             s.c,
@@ -96,9 +92,7 @@ void BatchNormBackward::check() {
                                   {"save_invstd", &save_invstd},
                                   {"dgamma", &dgamma},
                                   {"dbeta", &dbeta}});
-  detail::check_operands(kName, {{"dy", &dy}, {"dx", &dx}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"dy", &dy}, {"dx", &dx}});
-  detail::check_same_shape(kName, {{"x", &x}, {"dy", &dy}, {"dx", &dx}});
+  detail::check_alike(kName, {{"x", &x}, {"dy", &dy}, {"dx", &dx}}, DType::f32);
   record = {s.n,
             s.c,
             s.l,

@@ -22,17 +22,13 @@ std::pair<std::int64_t, std::int64_t> check_square(const char* op, const char* n
 namespace op {
 
 void CausalSoftmaxForward::check() {
-  detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
-  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+  detail::check_alike(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   const auto [rows, t] = check_square(kName, "x", x);
   record = {rows, t, x.data<float>(), y.data<float>(), scale};
 }
 
 void CausalSoftmaxBackward::check() {
-  detail::check_operands(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}}, DType::f32);
-  detail::check_same_device(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}});
-  detail::check_same_shape(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}});
+  detail::check_alike(kName, {{"y", &y}, {"dy", &dy}, {"dx", &dx}}, DType::f32);
   const auto [rows, t] = check_square(kName, "y", y);
   record = {rows, t, y.data<float>(), dy.data<float>(), dx.data<float>(), scale};
 }

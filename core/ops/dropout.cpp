@@ -10,9 +10,7 @@ namespace kiln {
 namespace op {
 
 void DropoutForward::check() {
-  detail::check_operands(kName, {{"x", &x}, {"y", &y}, {"mask", &mask}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"y", &y}, {"mask", &mask}});
-  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}, {"mask", &mask}});
+  detail::check_alike(kName, {{"x", &x}, {"y", &y}, {"mask", &mask}}, DType::f32);
   KILN_CHECK(p >= 0.0f && p <= 1.0f, "{}: the drop probability must be in [0, 1], found {}", kName,
              p);
   // p == 1 drops everything (as PyTorch): the scale is never used, 0 avoids an infinity.
@@ -22,9 +20,7 @@ void DropoutForward::check() {
 }
 
 void DropoutBackward::check() const {
-  detail::check_operands(kName, {{"dy", &dy}, {"mask", &mask}, {"dx", &dx}}, DType::f32);
-  detail::check_same_device(kName, {{"dy", &dy}, {"mask", &mask}, {"dx", &dx}});
-  detail::check_same_shape(kName, {{"dy", &dy}, {"mask", &mask}, {"dx", &dx}});
+  detail::check_alike(kName, {{"dy", &dy}, {"mask", &mask}, {"dx", &dx}}, DType::f32);
 }
 
 void DropoutBackward::as_binary(DropoutBackward& o) { binary(BinaryOp::mul, o.dy, o.mask, o.dx); }

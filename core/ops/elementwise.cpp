@@ -9,9 +9,7 @@ namespace kiln {
 namespace op {
 
 void Binary::check() {
-  detail::check_operands(kName, {{"a", &a}, {"b", &b}, {"out", &out}}, DType::f32);
-  detail::check_same_device(kName, {{"a", &a}, {"b", &b}, {"out", &out}});
-  detail::check_same_shape(kName, {{"a", &a}, {"b", &b}, {"out", &out}});
+  detail::check_alike(kName, {{"a", &a}, {"b", &b}, {"out", &out}}, DType::f32);
   record = {f, a.numel(), a.data<float>(), b.data<float>(), out.data<float>()};
 }
 
@@ -21,9 +19,7 @@ void Scale::check() {
 }
 
 void Axpy::check() {
-  detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
-  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+  detail::check_alike(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   record = {x.numel(), alpha, x.data<float>(), y.data<float>()};
 }
 

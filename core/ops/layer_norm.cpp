@@ -38,9 +38,7 @@ void LayerNormForward::check() {
   const auto [rows, cols] =
       check_layer_norm(kName, x, {{"gamma", &gamma}, {"beta", &beta}},
                        {{"save_mean", &save_mean}, {"save_invstd", &save_invstd}});
-  detail::check_operands(kName, {{"y", &y}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
-  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+  detail::check_alike(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   KILN_CHECK(eps > 0.0f, "{}: eps must be > 0, found {}", kName, eps);
   record = {rows,
             cols,
@@ -57,9 +55,7 @@ void LayerNormBackward::check() {
   const auto [rows, cols] =
       check_layer_norm(kName, x, {{"gamma", &gamma}, {"dgamma", &dgamma}, {"dbeta", &dbeta}},
                        {{"save_mean", &save_mean}, {"save_invstd", &save_invstd}});
-  detail::check_operands(kName, {{"dy", &dy}, {"dx", &dx}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"dy", &dy}, {"dx", &dx}});
-  detail::check_same_shape(kName, {{"x", &x}, {"dy", &dy}, {"dx", &dx}});
+  detail::check_alike(kName, {{"x", &x}, {"dy", &dy}, {"dx", &dx}}, DType::f32);
   record = {rows,
             cols,
             dy.data<float>(),

@@ -26,9 +26,7 @@ void check_cross_entropy(const char* op, const char* name, const Tensor& matrix,
 namespace op {
 
 template <bool kLog> void SoftmaxOf<kLog>::check() {
-  detail::check_operands(kName, {{"x", &x}, {"y", &y}}, DType::f32);
-  detail::check_same_device(kName, {{"x", &x}, {"y", &y}});
-  detail::check_same_shape(kName, {{"x", &x}, {"y", &y}});
+  detail::check_alike(kName, {{"x", &x}, {"y", &y}}, DType::f32);
   KILN_CHECK(x.rank() >= 1 && x.size(-1) > 0, "{}: x needs a non-empty last axis, found {}", kName,
              x.shape().str());
   const std::int64_t cols = x.size(-1);
