@@ -137,9 +137,7 @@ std::vector<std::int32_t> generate(Gpt& model, std::span<const std::int32_t> pro
   std::vector<float> logits;
   if (options.kv_cache && options.tokens > 0) {
     decoder.emplace(model);
-    const Tensor* last = nullptr;  // the logits after the whole prompt are the ones read
-    for (const std::int32_t token : prompt) last = &decoder->step(token);
-    logits = last->to_vector<float>();
+    logits = decoder->prefill(prompt).to_vector<float>();
   }
   for (std::int64_t i = 0; i < options.tokens; ++i) {
     // The cache serves while every token is at its own position: up to `context` tokens.

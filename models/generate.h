@@ -24,11 +24,12 @@ struct GenerateOptions {
 // tokens. Runs on the model's device, in inference (no dropout); the model's mode is kept.
 // Throws kiln::Error for an empty or too long prompt, an id outside the vocabulary, or options
 // out of range.
-// With kv_cache each new token costs one position (models/gpt_decoder.h); without it, a full
-// forward over the text so far. Once the text is longer than the model's context, every token
-// sees only the last `context` tokens, at positions 0 .. context - 1 (as nanoGPT crops): their
-// positions all change with each token, so no cache can be kept and each further token costs a
-// full forward over the last `context` tokens on either path.
+// With kv_cache the prompt is prefilled in one pass and each new token costs one position
+// (models/gpt_decoder.h); without it, each token costs a full forward over the text so far. Once
+// the text is longer than the model's context, every token sees only the last `context` tokens,
+// at positions 0 .. context - 1 (as nanoGPT crops): their positions all change with each token,
+// so no cache can be kept and each further token costs a full forward over the last `context`
+// tokens on either path.
 std::vector<std::int32_t> generate(Gpt& model, std::span<const std::int32_t> prompt,
                                    const GenerateOptions& options);
 

@@ -1,11 +1,11 @@
 // Sampling from a GPT (models/generate.h) and its key-value cache (models/gpt_decoder.h) on a
-// random tiny GPT (2 layers, 2 heads, width 16, context 8, vocabulary 11, weights N(0, 0.3) so
-// that attention and logits are far from uniform): the cached step's logits against the last row
-// of the full forward at every position, the same tokens with and without the cache (also past
-// the context), greedy and top-k against the logits, seeds, sample_token's draws, and the errors.
+// random tiny GPT (2 layers, 2 heads, width 16, context 8, vocabulary 11, weights N(0, 0.3)): the
+// step's and the prefill's logits against the full forward's, the same tokens with and without the
+// cache (also past the context), greedy and top-k, seeds, sample_token's draws, and the errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "kiln/core/error.h"
@@ -63,6 +63,34 @@ TEST(GptDecoder, StepLogitsEqualTheFullForwardsLastRowAtEveryPosition) {
                                        1e-5f, 1e-5f));
   EXPECT_THROW(decoder.step(static_cast<std::int32_t>(kVocabulary)), kiln::Error);
   EXPECT_THROW(decoder.step(-1), kiln::Error);
+}
+
+TEST(GptDecoder, PrefillGivesTheLogitsAndCacheOfStepsTokenByToken) {
+  auto model = random_gpt(3);
+  const std::vector<std::int32_t> tokens = {5, 0, 10, 7, 7, 2, 9, 1};
+  for (std::size_t n = 1; n <= tokens.size(); ++n) {
+    const std::span<const std::int32_t> prompt(tokens.data(), n);
+    kiln::GptDecoder stepped(*model), prefilled(*model);
+    std::vector<float> by_steps;
+    for (const std::int32_t token : prompt) by_steps = stepped.step(token).to_vector<float>();
+    const std::vector<float> at_once = prefilled.prefill(prompt).to_vector<float>();
+    EXPECT_TRUE(kiln::testing::all_close(at_once, by_steps, 1e-5f, 1e-5f)) << n << " tokens";
+    EXPECT_EQ(prefilled.length(), static_cast<std::int64_t>(n));
+    if (n == tokens.size()) continue;
+    // The cache it leaves serves the next step as the stepped one does.
+    EXPECT_TRUE(kiln::testing::all_close(prefilled.step(3).to_vector<float>(),
+                                         stepped.step(3).to_vector<float>(), 1e-5f, 1e-5f))
+        << "the step after a prefill of " << n;
+  }
+  kiln::GptDecoder decoder(*model);
+  EXPECT_THROW(decoder.prefill({}), kiln::Error);
+  decoder.step(1);
+  EXPECT_THROW(decoder.prefill(tokens), kiln::Error);  // into a cache that is not empty
+  decoder.reset();
+  const std::vector<std::int32_t> too_long(kContext + 1, 1), outside = {1, kVocabulary};
+  EXPECT_THROW(decoder.prefill(too_long), kiln::Error);
+  EXPECT_THROW(decoder.prefill(outside), kiln::Error);
+  EXPECT_EQ(decoder.length(), 0);
 }
 
 TEST(Generate, ReturnsThePromptThenTheNewTokensTheSameWithAndWithoutTheCache) {
