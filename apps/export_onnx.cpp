@@ -7,10 +7,8 @@
 
 #include "apps/support/number_flags.h"
 
-#include <charconv>
 #include <cstdio>
 #include <string>
-#include <string_view>
 
 #include <kiln/checkpoint/checkpoint.h>
 #include <kiln/core/error.h>
@@ -63,19 +61,19 @@ kiln::Model rebuild_model(const std::string& spec, const kiln::SavedCheckpoint& 
     const std::string last = kiln::build_model(spec, sample, 1, gen).net->parameters().back()->name;
     return kiln::build_model(spec, sample, rows_of(saved, last, spec), gen);
   }
-  if (spec.rfind("gpt:", 0) == 0) {
-    // The vocabulary is the token embedding's rows; the input, a window of the whole context,
-    // the spec's last number (gpt:LAYERS-HEADS-WIDTH-CONTEXT; build_model judges the spec).
-    std::int64_t context = 0;
-    const std::string_view tail = std::string_view(spec).substr(spec.rfind('-') + 1);
-    std::from_chars(tail.data(), tail.data() + tail.size(), context);
-    return kiln::build_model(spec, kiln::Shape{context},
-                             rows_of(saved, "transformer.wte.weight", spec), gen);
+  if (kiln::is_gpt_spec(spec)) {
+    // The vocabulary is the spec's, or else the token embedding's rows; the input, a window of
+    // the whole context.
+    const kiln::GptConfig c = kiln::gpt_config(spec);
+    const std::int64_t vocabulary =
+        c.vocabulary > 0 ? c.vocabulary : rows_of(saved, "transformer.wte.weight", spec);
+    return kiln::build_model(spec, kiln::Shape{c.context}, static_cast<std::int32_t>(vocabulary),
+                             gen);
   }
   KILN_CHECK(
       spec == "article" || spec.rfind("mlp:", 0) == 0,
       "the checkpoint's model '{}' is one kiln-export-onnx cannot rebuild (it knows article, "
-      "lenet5, cnn, mlp:... and gpt:...); export it from code with kiln::export_onnx",
+      "lenet5, cnn, mlp:..., gpt:... and gpt2); export it from code with kiln::export_onnx",
       kiln::excerpt(spec));
   const std::vector<std::int64_t> widths = kiln::mlp_widths(spec);
   return kiln::build_model(spec, kiln::Shape{widths.front()},

@@ -44,9 +44,9 @@ TrainedGpt load_trained_gpt(const std::string& dir, kiln::Device device) {
   const kiln::TrainingState& state = saved->state;
   const std::string spec = state.run.model.empty() ? state.model : state.run.model;
   KILN_CHECK(
-      spec.rfind("gpt:", 0) == 0,
+      kiln::is_gpt_spec(spec),
       "the checkpoint in '{}' is of the model {}, not a GPT: kiln-generate samples from a "
-      "checkpoint of train --model gpt:LAYERS-HEADS-WIDTH-CONTEXT",
+      "checkpoint of train --model gpt:LAYERS-HEADS-WIDTH-CONTEXT or gpt2",
       dir, spec.empty() ? std::string("built in code (it records no spec)") : kiln::excerpt(spec));
   KILN_CHECK(state.vocabulary.has_value(),
              "the GPT checkpoint in '{}' records no vocabulary (it was not trained on tokens:FILE "
@@ -54,8 +54,7 @@ TrainedGpt load_trained_gpt(const std::string& dir, kiln::Device device) {
              "into text",
              dir);
   TrainedGpt trained{nullptr, *state.vocabulary, spec};
-  kiln::GptConfig config = kiln::gpt_config(spec);
-  config.vocabulary = trained.vocabulary.size;
+  const kiln::GptConfig config = kiln::gpt_config(spec, trained.vocabulary.size);
   kiln::Generator gen(0);  // the weights come from the checkpoint
   trained.model = std::make_unique<kiln::Gpt>(config, gen);
   kiln::load_checkpoint_weights(dir, *trained.model);

@@ -340,8 +340,13 @@ std::string gpt(OnnxGraph& graph, const Gpt& model, const std::string& path,
                   h);
   h = layer_norm(graph, model.ln_f(), child_path(path, "transformer.ln_f"), h);
   const std::string head_path = child_path(path, "lm_head");
+  std::string head = wte;  // a padded vocabulary's rows are never predicted: the first V rows
+  const GptConfig& c = model.config();
+  if (c.embedding_rows() > c.vocabulary)
+    head = OnnxGraph::output(graph.add_node(
+        "Slice", {wte, zero, graph.int64_constant({c.vocabulary}, {1}), zero}, head_path));
   return OnnxGraph::output(
-      graph.add_node("MatMul", {h, transposed(graph, wte, head_path)}, head_path));
+      graph.add_node("MatMul", {h, transposed(graph, head, head_path)}, head_path));
 }
 
 // Each module type kiln has, beside the function that writes it.

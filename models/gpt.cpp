@@ -57,7 +57,7 @@ Gpt::Gpt(const GptConfig& c, Generator& gen, const std::atomic<bool>* stop) : co
              "heads features)",
              c.width, c.heads);
   check_parameters_fit(c);  // before any layer is built
-  wte_ = std::make_shared<Embedding>(c.vocabulary, c.width, gen);
+  wte_ = std::make_shared<Embedding>(c.embedding_rows(), c.width, gen);
   wpe_ = std::make_shared<Embedding>(c.context, c.width, gen);
   drop_ = std::make_shared<Dropout>(c.dropout, c.dropout_seed);
   register_module("transformer.wte", wte_, ChildInput::parent_input);
@@ -71,7 +71,7 @@ Gpt::Gpt(const GptConfig& c, Generator& gen, const std::atomic<bool>* stop) : co
   }
   ln_f_ = std::make_shared<LayerNorm>(c.width);
   register_module("transformer.ln_f", ln_f_);
-  lm_head_ = std::make_shared<TiedLinear>(wte_->weight());
+  lm_head_ = std::make_shared<TiedLinear>(wte_->weight(), c.vocabulary);
   register_module("lm_head", lm_head_);
   // nanoGPT's _init_weights, then its scaled c_proj weights.
   const float proj_std = 0.02f / std::sqrt(2.0f * static_cast<float>(c.layers));
@@ -83,12 +83,18 @@ Gpt::Gpt(const GptConfig& c, Generator& gen, const std::atomic<bool>* stop) : co
     else if (ends_with(p->name, ".bias"))
       fill(p->value, 0.0f);
   }
+  if (c.embedding_rows() > c.vocabulary) {
+    Tensor padded_rows = wte_->weight().value.slice(c.vocabulary, c.embedding_rows());
+    fill(padded_rows, 0.0f);
+  }
 }
 
 std::string Gpt::describe() const {
-  return fmt::format("GPT({} layers, {} heads, width {}, context {}, vocabulary {})",
+  return fmt::format("GPT({} layers, {} heads, width {}, context {}, vocabulary {}{})",
                      config_.layers, config_.heads, config_.width, config_.context,
-                     config_.vocabulary);
+                     config_.vocabulary,
+                     config_.pad_vocabulary ? fmt::format(" padded to {}", config_.embedding_rows())
+                                            : std::string());
 }
 
 Shape Gpt::output_shape(const Shape& input) const {

@@ -27,6 +27,19 @@ struct GptConfig {
   std::int64_t vocabulary = 0;
   float dropout = 0.0f;
   std::uint64_t dropout_seed = 0;  // the dropouts' masks: seed + 2 per block, as counted inside
+  // llm.c's padding: wte gets embedding_rows() rows, the vocabulary rounded up to a multiple of
+  // 128 (GPT-2's 50257 to 50304) for the products' sake. The padded rows start at zero and stay
+  // there: no id reaches them and the tied head reads only the first `vocabulary` rows, so no
+  // padded token is ever predicted.
+  bool pad_vocabulary = false;
+
+  std::int64_t embedding_rows() const {
+    return pad_vocabulary ? padded_vocabulary(vocabulary) : vocabulary;
+  }
+  // `vocabulary` rounded up to a multiple of 128, as llm.c pads it.
+  static std::int64_t padded_vocabulary(std::int64_t vocabulary) {
+    return (vocabulary + 127) / 128 * 128;
+  }
 };
 
 // Parameters are named as nanoGPT's state_dict ("transformer.wte.weight",

@@ -155,7 +155,9 @@ const Tensor& GptDecoder::run_blocks(std::int64_t rows) {
     binary(BinaryOp::add, h, projected, x);
   }
   layer_norm(x.slice(rows - 1, rows), model_.ln_f(), 1);
-  linear_forward(normed_.slice(0, 1), model_.wte().weight().value, Tensor(), logits_);
+  // The head reads wte's first `vocabulary` rows: a padded vocabulary's rows are never predicted.
+  const Tensor head = model_.wte().weight().value.slice(0, config_.vocabulary);
+  linear_forward(normed_.slice(0, 1), head, Tensor(), logits_);
   length_ += rows;
   return logits_;
 }

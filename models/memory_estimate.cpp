@@ -109,12 +109,14 @@ std::int64_t cpu_workspace_bytes(Module& model, const Shape& batch_input) {
 }
 
 std::int64_t gpt_parameter_count(const GptConfig& c) {
-  // wte (tied to the head) V C, wpe T C, ln_f 2 C; per block ln_1 and ln_2 4 C, c_attn 3 C C +
-  // 3 C, attn.c_proj C C + C, c_fc 4 C C + 4 C, mlp.c_proj 4 C C + C: 12 C C + 13 C.
+  // wte (tied to the head) V C (V: its padded rows), wpe T C, ln_f 2 C; per block ln_1 and ln_2 4
+  // C, c_attn 3 C C + 3 C, attn.c_proj C C + C, c_fc 4 C C + 4 C, mlp.c_proj 4 C C + C: 12 C C + 13
+  // C.
   const std::int64_t square = times(c.width, c.width);
   const std::int64_t block = saturating_add(times(square, 12), times(c.width, 13));
-  return saturating_add(saturating_add(times(c.vocabulary, c.width), times(c.context, c.width)),
-                        saturating_add(times(block, c.layers), times(c.width, 2)));
+  return saturating_add(
+      saturating_add(times(c.embedding_rows(), c.width), times(c.context, c.width)),
+      saturating_add(times(block, c.layers), times(c.width, 2)));
 }
 
 MemoryEstimate estimate_gpt_training_memory(const GptConfig& config, const Shape& ids,

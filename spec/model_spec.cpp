@@ -10,6 +10,7 @@
 #include "kiln/models/gpt.h"
 #include "kiln/models/memory_estimate.h"
 #include "kiln/models/presets.h"
+#include "kiln/spec/spec_options.h"
 
 namespace kiln {
 
@@ -17,7 +18,10 @@ namespace {
 
 constexpr const char* kKnownModels =
     "article, lenet5, cnn, mlp:IN-HIDDEN-...-OUT (e.g. mlp:784-512-256-10) or "
-    "gpt:LAYERS-HEADS-WIDTH-CONTEXT (e.g. gpt:4-4-128-64)";
+    "gpt:LAYERS-HEADS-WIDTH-CONTEXT[:vocab=N][:dropout=P] (e.g. gpt:4-4-128-64) or "
+    "gpt2[:dropout=P] "
+    "(GPT-2 small: 12 layers, 12 heads, width 768, context 1024, vocabulary 50257 padded to "
+    "50304)";
 
 // The presets for 1x28x28 images take nothing else.
 void check_image_preset(const std::string& spec, const Shape& sample_shape, std::int32_t classes) {
@@ -57,17 +61,65 @@ std::vector<std::int64_t> mlp_widths(const std::string& spec) {
   return parse_widths(spec, std::string_view(spec).substr(4));
 }
 
+bool is_gpt_spec(const std::string& spec) {
+  return spec == "gpt2" || spec.rfind("gpt2:", 0) == 0 || spec.rfind("gpt:", 0) == 0;
+}
+
+namespace {
+
+// A number of an option of a GPT spec, or an error naming it.
+template <typename T> T option_number(const std::string& spec, const SpecOption& option) {
+  T value{};
+  const std::string& text = *option.value;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  KILN_CHECK(ec == std::errc() && ptr == text.data() + text.size(),
+             "model '{}': :{} is not a number", spec, option.text);
+  return value;
+}
+
+// The :vocab=N and :dropout=P options of a GPT spec, peeled off `shape`.
+void read_gpt_options(const std::string& spec, std::string& shape, GptConfig& c) {
+  for (const SpecOption& option : peel_spec_options(shape, {})) {
+    if (option.key == "dropout") {
+      c.dropout = option_number<float>(spec, option);
+      KILN_CHECK(c.dropout >= 0.0f && c.dropout < 1.0f,
+                 "model '{}': :dropout={} is not a probability in [0, 1)", spec, *option.value);
+      continue;
+    }
+    KILN_CHECK(option.key == "vocab" && shape != "gpt2",
+               "model '{}': a GPT spec takes the options :vocab=N (its vocabulary; not for gpt2, "
+               "whose vocabulary is GPT-2's) and :dropout=P, not ':{}'",
+               spec, option.text);
+    c.vocabulary = option_number<std::int64_t>(spec, option);
+    KILN_CHECK(c.vocabulary > 0 && c.vocabulary <= std::numeric_limits<std::int32_t>::max(),
+               "model '{}': :vocab={} is not a token count from 1 to 2^31 - 1", spec,
+               *option.value);
+  }
+}
+
+}  // namespace
+
 GptConfig gpt_config(const std::string& spec) {
-  KILN_CHECK(spec.rfind("gpt:", 0) == 0, "model '{}' is not a GPT; expected {}", spec,
+  KILN_CHECK(is_gpt_spec(spec), "model '{}' is not a GPT; expected {}", spec, kKnownModels);
+  GptConfig c;
+  c.vocabulary = 0;  // the data's, unless the spec gives one: build_model sets it
+  std::string shape = spec;
+  read_gpt_options(spec, shape, c);
+  if (shape == "gpt2") {  // GPT-2 small, as llm.c trains it: its vocabulary padded to 50304
+    c.layers = 12, c.heads = 12, c.width = 768, c.context = 1024;
+    c.vocabulary = 50257, c.pad_vocabulary = true;
+    return c;
+  }
+  KILN_CHECK(shape.rfind("gpt:", 0) == 0, "model '{}' is not a GPT; expected {}", spec,
              kKnownModels);
-  const std::string_view shape = std::string_view(spec).substr(4);
+  shape.erase(0, 4);
   constexpr const char* kParts[] = {"layer count", "head count", "width", "context"};
   std::int64_t v[4] = {};
   std::size_t start = 0, parts = 0;
   for (; start <= shape.size(); ++parts) {
     const std::size_t end = std::min(shape.find('-', start), shape.size());
     if (parts < 4) {
-      const auto piece = shape.substr(start, end - start);
+      const auto piece = std::string_view(shape).substr(start, end - start);
       const auto [ptr, ec] = std::from_chars(piece.data(), piece.data() + piece.size(), v[parts]);
       KILN_CHECK(ec == std::errc() && ptr == piece.data() + piece.size() && v[parts] > 0,
                  "model '{}': its {} (number {} of gpt:LAYERS-HEADS-WIDTH-CONTEXT) is '{}', not a "
@@ -80,32 +132,44 @@ GptConfig gpt_config(const std::string& spec) {
   KILN_CHECK(parts == 4,
              "model '{}': a GPT spec is gpt:LAYERS-HEADS-WIDTH-CONTEXT, four numbers, found {}",
              spec, parts);
-  GptConfig c;
   c.layers = v[0], c.heads = v[1], c.width = v[2], c.context = v[3];
-  c.vocabulary = 0;  // the data's: build_model sets it
   KILN_CHECK(c.width % c.heads == 0,
              "model '{}': the width {} must be a multiple of the {} heads; change one of them",
              spec, c.width, c.heads);
   return c;
 }
 
+GptConfig gpt_config(const std::string& spec, std::int64_t data_vocabulary) {
+  GptConfig c = gpt_config(spec);
+  KILN_CHECK(data_vocabulary > 0, "model '{}' needs a vocabulary of at least one token, found {}",
+             spec, data_vocabulary);
+  if (c.vocabulary == 0) {
+    c.vocabulary = data_vocabulary;
+    return c;
+  }
+  KILN_CHECK(data_vocabulary <= c.vocabulary,
+             "model '{}' has a vocabulary of {} tokens but the data's has {} (ids up to {}); give "
+             "the model a vocabulary of at least {} (gpt:...:vocab={}) or data of its vocabulary",
+             spec, c.vocabulary, data_vocabulary, data_vocabulary - 1, data_vocabulary,
+             data_vocabulary);
+  return c;
+}
+
 std::int64_t model_context(const std::string& spec) {
-  return spec.rfind("gpt:", 0) == 0 ? gpt_config(spec).context : 0;
+  return is_gpt_spec(spec) ? gpt_config(spec).context : 0;
 }
 
 namespace {
 
-// The GPT of `spec` for the data: its windows must be the context, its vocabulary the classes.
+// The GPT of `spec` for the data: its windows at most the context, its vocabulary the spec's or
+// the classes.
 GptConfig gpt_config_for_data(const std::string& spec, const Shape& sample_shape,
                               std::int32_t classes) {
-  GptConfig c = gpt_config(spec);
-  KILN_CHECK(sample_shape.rank() == 1 && sample_shape[0] == c.context,
-             "model '{}' takes windows of {} token ids (its context) but each sample of the data "
-             "is {}; use a context of {} or windows of {}",
+  GptConfig c = gpt_config(spec, classes);
+  KILN_CHECK(sample_shape.rank() == 1 && sample_shape[0] >= 1 && sample_shape[0] <= c.context,
+             "model '{}' takes windows of at most {} token ids (its context) but each sample of "
+             "the data is {}; use a context of at least {} or windows of at most {}",
              spec, c.context, sample_shape.str(), sample_shape.numel(), c.context);
-  KILN_CHECK(classes > 0, "model '{}' needs a vocabulary of at least one token, found {}", spec,
-             classes);
-  c.vocabulary = classes;
   return c;
 }
 
@@ -114,8 +178,10 @@ GptConfig gpt_config_for_data(const std::string& spec, const Shape& sample_shape
 Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
                   Generator& gen, const std::atomic<bool>* stop) {
   Model model{spec, nullptr, Shape{sample_shape.numel()}};
-  if (spec.rfind("gpt:", 0) == 0) {
-    model.net = std::make_shared<Gpt>(gpt_config_for_data(spec, sample_shape, classes), gen, stop);
+  if (is_gpt_spec(spec)) {
+    GptConfig config = gpt_config_for_data(spec, sample_shape, classes);
+    config.dropout_seed = gen.seed() + 1;  // the masks differ with the run's seed, as cnn's do
+    model.net = std::make_shared<Gpt>(config, gen, stop);
     return model;
   }
   if (spec == "lenet5" || spec == "cnn") {
@@ -195,7 +261,7 @@ MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sampl
     dims.insert(dims.end(), model.input_shape.dims().begin(), model.input_shape.dims().end());
     return estimate_training_memory(*model.net, Shape(std::move(dims)), optimizer_state_tensors);
   }
-  if (spec.rfind("gpt:", 0) == 0)  // counted from its shape: every layer, none built
+  if (is_gpt_spec(spec))  // counted from its shape: every layer, none built
     return estimate_gpt_training_memory(gpt_config_for_data(spec, sample_shape, classes),
                                         Shape{batch_size, sample_shape.numel()},
                                         optimizer_state_tensors);

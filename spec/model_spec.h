@@ -1,7 +1,7 @@
 // Model specs, the model words of the spec language: "article" (the article's 784-1024x4-10 MLP),
 // "lenet5", "cnn" (both for 1x28x28 images), an MLP spec "mlp:784-512-256-10" (ReLU between Linear
-// layers), or a GPT "gpt:LAYERS-HEADS-WIDTH-CONTEXT" (models/gpt.h) over token windows, its
-// vocabulary the data's class count; the builders are models/presets.h.
+// layers), a GPT "gpt:LAYERS-HEADS-WIDTH-CONTEXT[:vocab=N]" (models/gpt.h) over token windows (its
+// vocabulary N, or the data's), or "gpt2" (GPT-2 small); the builders are models/presets.h.
 #pragma once
 
 #include <memory>
@@ -51,12 +51,20 @@ MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sampl
 void check_model_fits(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
                       std::int64_t batch_size, int optimizer_state_tensors, Device device);
 
-// The shape of a GPT spec "gpt:LAYERS-HEADS-WIDTH-CONTEXT" (vocabulary left at its default: it
-// comes from the data); throws kiln::Error for another spec or a width its heads do not divide.
-GptConfig gpt_config(const std::string& spec);
+// A GPT spec: "gpt:..." or "gpt2".
+bool is_gpt_spec(const std::string& spec);
 
-// The context a model spec states (gpt:LAYERS-HEADS-WIDTH-CONTEXT's last number: the token
-// windows it reads), checked as gpt_config checks it; 0 for a model of another kind.
+// The shape of a GPT spec: "gpt:LAYERS-HEADS-WIDTH-CONTEXT" with its vocabulary 0 (the data's)
+// unless ":vocab=N" gives it, or "gpt2": 12-12-768-1024, vocabulary 50257 padded to 50304 as llm.c
+// pads it. Throws kiln::Error for another spec or a width its heads do not divide.
+GptConfig gpt_config(const std::string& spec);
+// The same with the vocabulary resolved for data of `data_vocabulary` tokens: the spec's, which
+// must hold the data's ids, or else the data's.
+GptConfig gpt_config(const std::string& spec, std::int64_t data_vocabulary);
+
+// The context a model spec states (gpt:LAYERS-HEADS-WIDTH-CONTEXT's last number, 1024 for gpt2:
+// the longest token windows it reads), checked as gpt_config checks it; 0 for a model of another
+// kind.
 std::int64_t model_context(const std::string& spec);
 
 // The widths of an MLP spec ("article" or "mlp:a-b-c"), for messages and FLOP counts.

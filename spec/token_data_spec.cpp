@@ -23,10 +23,11 @@ std::int64_t positive_number(const std::string& key, const std::string& value) {
 }
 
 std::int64_t context_of(const TokenSource& source, const DataSpecOptions& o) {
-  KILN_CHECK(source.context == 0 || o.context == 0 || source.context == o.context,
-             "{} tokens:...:context={} but the model's context ({}) is {}: windows "
-             "must be as long as the model's context; drop :context or make them agree",
-             Setting::data_spec, source.context, Setting::context, o.context);
+  // A GPT reads windows up to its context: shorter ones train it at a smaller context.
+  KILN_CHECK(source.context == 0 || o.context == 0 || source.context <= o.context,
+             "{} tokens:...:context={} but the model's context ({}) is {}: windows can be at "
+             "most as long as the model's context; drop :context or give at most {}",
+             Setting::data_spec, source.context, Setting::context, o.context, o.context);
   const std::int64_t context = source.context > 0 ? source.context : o.context;
   KILN_CHECK(context > 0,
              "{} tokens:{} needs a context length, the tokens of each window: give it as "

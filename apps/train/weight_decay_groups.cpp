@@ -6,12 +6,13 @@
 #include "kiln/models/gpt.h"
 #include "kiln/models/gpt_weight_decay.h"
 #include "kiln/optim/adam.h"
+#include "kiln/spec/model_spec.h"
 
 namespace kiln {
 
 namespace {
 
-bool is_gpt(const TrainAppOptions& o) { return o.model.rfind("gpt:", 0) == 0; }
+bool is_gpt(const TrainAppOptions& o) { return is_gpt_spec(o.model); }
 bool is_adam(const TrainAppOptions& o) { return o.optimizer == "adam" || o.optimizer == "adamw"; }
 bool groups_apply(const TrainAppOptions& o) {
   return o.weight_decay_groups && is_gpt(o) && is_adam(o);

@@ -251,12 +251,14 @@ TEST(TokenDataSpec, SplitsByPositionTheLastShareValidating) {
   }
   EXPECT_EQ(test.size(), (200 - 1) / 10);
   for (std::int64_t i = 0; i < test.size(); ++i) EXPECT_EQ(test.window_start(i, 4), 800 + 10 * i);
-  // The context from the caller (the model's) when the spec gives none; both must agree.
+  // The context from the caller (the model's) when the spec gives none; the spec's at most it.
   EXPECT_EQ(open_data("tokens:" + path, {.context = 12}).train->sample_shape(), Shape{12});
   EXPECT_CONTAINS(error_message([&] { open_data("tokens:" + path); }), "needs a context length");
+  EXPECT_EQ(open_data("tokens:" + path + ":context=10", {.context = 12}).train->sample_shape(),
+            Shape{10});  // shorter windows than the model's context
   EXPECT_CONTAINS(
-      error_message([&] { open_data("tokens:" + path + ":context=10", {.context = 12}); }),
-      "must be as long as the model's context");
+      error_message([&] { open_data("tokens:" + path + ":context=14", {.context = 12}); }),
+      "at most as long as the model's context");
   EXPECT_CONTAINS(error_message([&] { open_data("tokens:" + path + ":context=10:wide=1"); }),
                   "unknown option");
   EXPECT_FALSE(open_data("tokens:" + path + ":context=10", {.test_share = 0.0}).test);

@@ -69,7 +69,7 @@ TEST(GptSpec, EachPartOfTheSpecIsNamedWhenItIsWrong) {
   EXPECT_THROW((void)kiln::model_context("gpt:3-2-16-0"), kiln::Error);
   kiln::Generator gen(1);
   EXPECT_THAT(error_message([&] { (void)kiln::build_model("gpt:1-2-16-8", Shape{9}, 11, gen); }),
-              HasSubstr("takes windows of 8 token ids (its context)"));
+              HasSubstr("takes windows of at most 8 token ids (its context)"));
 }
 
 TEST(GptMemoryEstimate, TheSpecIsCountedFromItsShapeAsTheBuiltModelWouldBe) {
