@@ -5,11 +5,13 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <optional>
 
 #include <kiln/core/openmp_wait_policy.h>
 #include <kiln/distributed/mpi_communicator.h>
 #include <kiln/distributed/rank_agreement.h>
 #include <kiln/kiln.h>
+#include <kiln/spec/model_spec.h>
 #include "apps/reporting/tuning.h"
 #include "apps/support/number_flags.h"
 #include "apps/train/fault_injection.h"
@@ -19,10 +21,15 @@
 
 namespace {
 
-// `workers` receives --workers as given (a number or auto), read by kiln::set_workers_flag.
-void add_options(CLI::App& app, kiln::TrainAppOptions& o, std::string& workers) {
+// `workers` receives --workers as given (a number or auto), read by kiln::set_workers_flag;
+// `dropout` receives --dropout, which with_dropout writes into the model's spec.
+void add_options(CLI::App& app, kiln::TrainAppOptions& o, std::string& workers,
+                 std::optional<float>& dropout) {
   app.add_option("--device", o.device, "cpu, gpu or gpu:N")->capture_default_str();
-  app.add_option("--model", o.model, "article, lenet5, cnn, or mlp:784-512-256-10")
+  app.add_option(
+         "--model", o.model,
+         "article, lenet5, cnn, mlp:784-512-256-10, gpt:LAYERS-HEADS-WIDTH-CONTEXT[:vocab=N] "
+         "(e.g. gpt:4-4-128-64) or gpt2 (GPT-2 small, 124M parameters)")
       ->capture_default_str();
   app.add_option(
          "--data", o.data,
@@ -53,6 +60,10 @@ void add_options(CLI::App& app, kiln::TrainAppOptions& o, std::string& workers) 
   kiln::add_number_flag(
       app, "--weight-decay", o.weight_decay,
       "weight decay (default: 0.1 for gpt: models under adamw, as nanoGPT; else 0)", {.least = 0});
+  kiln::add_number_flag(app, "--dropout", dropout,
+                        "gpt models: the dropout of the embeddings, attention and residuals (the "
+                        "same as :dropout=P on the spec; default 0)",
+                        {.least = 0, .most = 1, .most_open = true});
   app.add_flag("--no-weight-decay-groups{false}", o.weight_decay_groups,
                "gpt: models under adam/adamw: decay every parameter, not only the matrices");
   kiln::add_number_flag(
@@ -150,6 +161,20 @@ void add_options(CLI::App& app, kiln::TrainAppOptions& o, std::string& workers) 
 }
 
 // "rank 1 of 4: " under mpirun, so the message says which process failed.
+// --dropout P as the GPT spec's :dropout=P, so the run records it with the model (state.json's
+// "run"), and resume compares it so.
+void with_dropout(kiln::TrainAppOptions& o, std::optional<float> dropout) {
+  if (!dropout) return;
+  KILN_CHECK(kiln::is_gpt_spec(o.model),
+             "--dropout applies to gpt models (gpt:... or gpt2), not to '{}' (cnn has its own "
+             "Dropout of 0.3)",
+             o.model);
+  KILN_CHECK(o.model.find(":dropout=") == std::string::npos,
+             "--dropout {} and the spec's own :dropout= in '{}': give one of them", *dropout,
+             o.model);
+  o.model += fmt::format(":dropout={}", *dropout);
+}
+
 std::string rank_prefix() {
   const auto launch = kiln::mpi_launch_from_environment();
   return launch && launch->world_size > 1 ? "rank " + std::to_string(launch->rank) + " of " +
@@ -168,7 +193,8 @@ int main(int argc, char** argv) {
   std::string workers;
   bool find_batch = false, tune = false;
   CLI::App app{"kiln train: train a network and find out where the time goes"};
-  add_options(app, options, workers);
+  std::optional<float> dropout;
+  add_options(app, options, workers, dropout);
   app.add_flag("--find-batch-size", find_batch,
                "find the largest batch that fits and the fastest one");
   app.add_flag("--tune-loader", tune, "try workers x pinned memory and print the best setting");
@@ -178,6 +204,7 @@ int main(int argc, char** argv) {
   try {
     kiln::check_environment(kiln::train_environment_variables());  // before any data is read
     kiln::set_workers_flag(workers, options);
+    with_dropout(options, dropout);
     if (tune) {
       kiln::tune_loader(options, std::cout);
       return 0;
