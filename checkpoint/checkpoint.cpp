@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 
+#include "kiln/checkpoint/hugging_face_gpt2.h"
 #include "kiln/core/excerpt.h"
 #include "kiln/core/ops.h"
 #include "kiln/core/random.h"
@@ -170,8 +171,15 @@ void load_checkpoint_weights(const std::string& dir, Module& model) {
 }
 
 void load_weights(const std::string& path, Module& model) {
-  const SafetensorsFile file = load_safetensors(path);
-  copy_by_name(path, file.tensors, weight_targets(model));
+  SafetensorsFile file = load_safetensors(path);
+  const std::map<std::string, Tensor*> targets = weight_targets(model);
+  if (is_hugging_face_gpt2(file.tensors)) {
+    const auto wte = targets.find("transformer.wte.weight");
+    const std::int64_t rows =
+        wte != targets.end() && wte->second->rank() == 2 ? wte->second->size(0) : 0;
+    file.tensors = from_hugging_face_gpt2(path, std::move(file.tensors), rows);
+  }
+  copy_by_name(path, file.tensors, targets);
 }
 
 }  // namespace kiln

@@ -37,7 +37,8 @@ void load_checkpoint_weights(const std::string& dir, Module& model);
 
 // Copies weights from a safetensors file into the model's parameters and buffers by name (an init
 // file). Every parameter must be present with its shape; extra tensors in the file are an error
-// too, so a file for another model is never half-loaded.
+// too, so a file for another model is never half-loaded. A Hugging Face GPT-2 file is read
+// through its names and layout (checkpoint/hugging_face_gpt2.h).
 void load_weights(const std::string& path, Module& model);
 
 }  // namespace kiln
