@@ -1,7 +1,7 @@
 // Sampling on a GPU: a random tiny GPT (2 layers, 2 heads, width 16, context 8, vocabulary 11,
-// weights N(0, 0.3)) built twice from one seed, one copy on cuda:0. The cached step's logits on
-// the GPU against the GPU's full forward and against the CPU's step, and greedy generation with
-// and without the cache on the GPU against the CPU's tokens.
+// weights N(0, 0.3)) built twice from one seed, one copy on cuda:0. The cached step's and the
+// prefill's logits on the GPU against the GPU's full forward and steps and against the CPU's, and
+// greedy generation with and without the cache on the GPU against the CPU's tokens.
 #include <gtest/gtest.h>
 
 #include "kiln/models/generate.h"
@@ -49,6 +49,23 @@ TEST(GenerateOnGpu, CachedStepsMatchTheFullForwardOnTheGpuAndTheCpusSteps) {
                           kReductionRtol, 1e-5f))
         << "GPU against CPU after " << t << " tokens";
   }
+}
+
+TEST(GenerateOnGpu, PrefillMatchesTheCpusPrefillAndTheGpusSteps) {
+  KILN_REQUIRE_GPU();
+  auto gpu = random_gpt(kGpu);
+  auto cpu = random_gpt(Device::cpu());
+  const std::vector<std::int32_t> prompt = {5, 0, 10, 7, 7, 2};
+  GptDecoder prefilled(*gpu), stepped(*gpu), on_cpu(*cpu);
+  const std::vector<float> at_once = prefilled.prefill(prompt).to_vector<float>();
+  std::vector<float> by_steps;
+  for (const std::int32_t token : prompt) by_steps = stepped.step(token).to_vector<float>();
+  EXPECT_TRUE(all_close(at_once, by_steps, kReductionRtol, 1e-5f)) << "GPU prefill against steps";
+  EXPECT_TRUE(all_close(at_once, on_cpu.prefill(prompt).to_vector<float>(), kReductionRtol, 1e-5f))
+      << "GPU prefill against the CPU's";
+  EXPECT_TRUE(all_close(prefilled.step(9).to_vector<float>(), stepped.step(9).to_vector<float>(),
+                        kReductionRtol, 1e-5f))
+      << "the step after the prefill";
 }
 
 TEST(GenerateOnGpu, GreedyTokensAreTheCpusWithAndWithoutTheCache) {
