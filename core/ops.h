@@ -10,6 +10,7 @@
 #include "kiln/core/ops/batched_gemm.h"
 #include "kiln/core/ops/bf16_copy.h"
 #include "kiln/core/ops/bias.h"
+#include "kiln/core/ops/causal_attention.h"
 #include "kiln/core/ops/causal_softmax.h"
 #include "kiln/core/ops/conv2d.h"
 #include "kiln/core/ops/dropout.h"

@@ -1,11 +1,12 @@
-// Cases of the sequence-model ops: embedding, batched_gemm, causal_softmax and permute, each at
-// odd sizes with NaN/inf sentinels, "=" over NaN and "+=" over random values checked, and finite
-// differences for the embedding and causal_softmax backwards. What each op's cases cover is
-// written above its list.
+// Cases of the sequence-model ops: embedding, batched_gemm, causal_softmax, causal_attention and
+// permute, each at odd sizes with NaN/inf sentinels, "=" over NaN and "+=" over random values
+// checked, and finite differences for the backwards of embedding, causal_softmax and
+// causal_attention. What each op's cases cover is written above its list.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include <fmt/ranges.h>
 
@@ -220,6 +221,49 @@ std::vector<OpCase> causal_softmax_cases() {
   return out;
 }
 
+// causal_attention: heads of odd sizes, one and several query blocks (T of 1, 7, 33, 100, 130
+// against the kernel's 64-row blocks), an empty batch; NaN/inf sentinels in q; "=" outputs over
+// NaN. Backward from the CPU forward's y and lse.
+std::vector<OpCase> causal_attention_cases() {
+  std::vector<OpCase> out;
+  std::uint32_t seed = 9800;
+  for (const Shape& shape : {Shape{1, 1, 1}, Shape{2, 7, 3}, Shape{3, 33, 8}, Shape{2, 100, 16},
+                             Shape{1, 130, 5}, Shape{0, 5, 4}})
+    for (bool sentinels : {false, true}) {
+      if (sentinels && shape.numel() < 3) continue;
+      const std::uint32_t s = seed;
+      seed += 4;
+      const float scale = 1.0f / std::sqrt(static_cast<float>(shape[2]));
+      const Shape rows{shape[0], shape[1]};
+      const std::string name = shape.str() + (sentinels ? " NaN/inf" : "");
+      out.push_back({"causal_attention_forward", "Sequence", name,
+                     [=](Device d) -> Outputs {
+                       Tensor q = input(shape, s, -2.0f, 2.0f);
+                       if (sentinels) q = with_sentinels(q);
+                       Tensor y = Tensor::full(shape, kNaN, d), lse = Tensor::full(rows, kNaN, d);
+                       causal_attention_forward(q.to(d), input(shape, s + 1, -2.0f, 2.0f).to(d),
+                                                input(shape, s + 2).to(d), y, lse, scale);
+                       return {{"y", y}, {"lse", lse}};
+                     },
+                     kReduction});
+      if (sentinels) continue;
+      out.push_back({"causal_attention_backward", "Sequence", name,
+                     [=](Device d) -> Outputs {
+                       const Tensor q = input(shape, s, -2.0f, 2.0f),
+                                    k = input(shape, s + 1, -2.0f, 2.0f), v = input(shape, s + 2);
+                       Tensor y = Tensor::empty(shape), lse = Tensor::empty(rows);
+                       causal_attention_forward(q, k, v, y, lse, scale);
+                       Tensor dq = Tensor::full(shape, kNaN, d), dk = Tensor::full(shape, kNaN, d),
+                              dv = Tensor::full(shape, kNaN, d);
+                       causal_attention_backward(q.to(d), k.to(d), v.to(d), y.to(d), lse.to(d),
+                                                 input(shape, s + 3).to(d), dq, dk, dv, scale);
+                       return {{"dq", dq}, {"dk", dk}, {"dv", dv}};
+                     },
+                     kReduction});
+    }
+  return out;
+}
+
 // permute: attention's head split and merge at odd sizes, a move of the last axis, rank 1, an
 // empty axis, NaN/inf carried.
 std::vector<OpCase> permute_cases() {
@@ -267,6 +311,28 @@ std::vector<GradientCase> gradients() {
              };
              return testing::gradient_matches_finite_differences(loss, w, dw, "weight");
            }},
+          {"causal_attention_backward", "(2, 5, 3)",
+           [] {
+             Tensor q = input({2, 5, 3}, 9890, -1.0f, 1.0f),
+                    k = input({2, 5, 3}, 9891, -1.0f, 1.0f), v = input({2, 5, 3}, 9892);
+             const Tensor probe = input({2, 5, 3}, 9893);
+             Tensor y = Tensor::empty({2, 5, 3}), lse = Tensor::empty({2, 5});
+             causal_attention_forward(q, k, v, y, lse, 0.6f);
+             Tensor dq = Tensor::empty({2, 5, 3}), dk = Tensor::empty({2, 5, 3}),
+                    dv = Tensor::empty({2, 5, 3});
+             causal_attention_backward(q, k, v, y, lse, probe, dq, dk, dv, 0.6f);
+             const auto loss = [&] {
+               Tensor out = Tensor::empty({2, 5, 3}), unused = Tensor::empty({2, 5});
+               causal_attention_forward(q, k, v, out, unused, 0.6f);
+               return weighted_sum(out, probe);
+             };
+             for (auto [x, dx, name] :
+                  {std::tuple{&q, &dq, "q"}, std::tuple{&k, &dk, "k"}, std::tuple{&v, &dv, "v"}}) {
+               auto result = testing::gradient_matches_finite_differences(loss, *x, *dx, name);
+               if (!result) return result;
+             }
+             return ::testing::AssertionSuccess();
+           }},
           {"causal_softmax_backward", "(2, 6, 6)", [] {
              Tensor x = input({2, 6, 6}, 9590, -2.0f, 2.0f);
              const Tensor probe = input({2, 6, 6}, 9591);
@@ -281,6 +347,7 @@ std::vector<GradientCase> gradients() {
 const AddCases kCases(embedding_cases());
 const AddCases kBatchedGemmCases(batched_gemm_cases());
 const AddCases kCausalSoftmaxCases(causal_softmax_cases());
+const AddCases kCausalAttentionCases(causal_attention_cases());
 const AddCases kPermuteCases(permute_cases());
 const AddCases kGradients(gradients());
 
