@@ -1,7 +1,7 @@
 // CausalSelfAttention over the permute, batched_gemm and causal_softmax ops. With S = q kᵀ and
 // P = causal_softmax(S, scale): y = dropout(P) v; backward dv = dropout(P)ᵀ dy, dP = dy vᵀ (then
-// through the dropout), dS = causal_softmax_backward(P, dP, scale) (which carries the scale),
-// dq = dS k, dk = dSᵀ q.
+// through the dropout), dS = causal_softmax_backward(P, dP, scale), dq = dS k, dk = dSᵀ q. Where
+// runs_fused says, the fused causal_attention op instead, which keeps no P.
 #include "kiln/layers/causal_self_attention.h"
 
 #include <cmath>
@@ -45,6 +45,12 @@ Shape CausalSelfAttention::output_shape(const Shape& input) const {
   return input;
 }
 
+bool CausalSelfAttention::runs_fused(Device device, std::int64_t time, bool dropout_at_work) {
+  constexpr std::int64_t kFusedFrom = 256;
+  // The fused op has a CPU kernel only, and drops none of its probabilities.
+  return !device.is_cuda() && !dropout_at_work && time >= kFusedFrom;
+}
+
 Tensor CausalSelfAttention::forward_impl(const Tensor& x) {
   const std::int64_t b = x.size(0), t = x.size(1), h = heads_, d = head_size_;
   batch_ = b, time_ = t;
@@ -53,12 +59,21 @@ Tensor CausalSelfAttention::forward_impl(const Tensor& x) {
   permute(qkv.view({b, t, 3, h, d}), kSplitHeads, heads);
   const Tensor q = heads.slice(0, 1).view({b * h, t, d}), k = heads.slice(1, 2).view({b * h, t, d}),
                v = heads.slice(2, 3).view({b * h, t, d});
-  Tensor& attention = reuse(attention_, {b * h, t, t});
-  batched_gemm(q, false, k, true, attention);
-  causal_softmax_forward(attention, attention, 1.0f / std::sqrt(static_cast<float>(d)));
-  dropped_ = attn_dropout_->forward(attention);
   Tensor& y = reuse(heads_y_, {b * h, t, d});
-  batched_gemm(dropped_, false, v, false, y);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  fused_ = runs_fused(x.device(), t, dropout_ > 0.0f && is_training());
+  if (fused_) {
+    causal_attention_forward(q, k, v, y, reuse(lse_, {b * h, t}), scale);
+    // As attn_dropout's forward at p = 0 would: its generator's recorded state stays the same.
+    if (is_training())
+      attn_dropout_->generator().advance(static_cast<std::uint64_t>(b * h * t * t));
+  } else {
+    Tensor& attention = reuse(attention_, {b * h, t, t});
+    batched_gemm(q, false, k, true, attention);
+    causal_softmax_forward(attention, attention, scale);
+    dropped_ = attn_dropout_->forward(attention);
+    batched_gemm(dropped_, false, v, false, y);
+  }
   Tensor& merged = reuse(merged_, {b, t, h, d});
   permute(y.view({b, h, t, d}), kSwapHeadsAndTime, merged);
   const Tensor& projected = c_proj_->forward(merged.view({b * t, width_}));
@@ -78,15 +93,19 @@ Tensor CausalSelfAttention::backward_impl(const Tensor& dy) {
   Tensor& d_heads = reuse(d_heads_qkv_, {3, b, h, t, d});
   Tensor dq = d_heads.slice(0, 1).view({b * h, t, d}), dk = d_heads.slice(1, 2).view({b * h, t, d}),
          dv = d_heads.slice(2, 3).view({b * h, t, d});
-  batched_gemm(dropped_, true, d_y3, false, dv);
-  Tensor& d_dropped = reuse(d_attention_, {b * h, t, t});
-  batched_gemm(d_y3, false, v, true, d_dropped);
-  Tensor d_attention = attn_dropout_->backward(d_dropped);
-  // dS over dP's memory: each row is read before it is written.
-  causal_softmax_backward(attention_, d_attention, d_attention,
-                          1.0f / std::sqrt(static_cast<float>(d)));
-  batched_gemm(d_attention, false, k, false, dq);
-  batched_gemm(d_attention, true, q, false, dk);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  if (fused_) {
+    causal_attention_backward(q, k, v, heads_y_, lse_, d_y3, dq, dk, dv, scale);
+  } else {
+    batched_gemm(dropped_, true, d_y3, false, dv);
+    Tensor& d_dropped = reuse(d_attention_, {b * h, t, t});
+    batched_gemm(d_y3, false, v, true, d_dropped);
+    Tensor d_attention = attn_dropout_->backward(d_dropped);
+    // dS over dP's memory: each row is read before it is written.
+    causal_softmax_backward(attention_, d_attention, d_attention, scale);
+    batched_gemm(d_attention, false, k, false, dq);
+    batched_gemm(d_attention, true, q, false, dk);
+  }
   Tensor& d_qkv = reuse(d_qkv_, {b, t, 3, h, d});
   permute(d_heads, inverse_permutation(kSplitHeads), d_qkv);
   const Tensor dx = c_attn_->backward(d_qkv.view({b * t, 3 * width_}));

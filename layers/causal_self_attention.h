@@ -15,8 +15,8 @@
 namespace kiln {
 
 // Children c_attn, c_proj, attn_dropout, resid_dropout, so its parameters read "c_attn.weight",
-// "c_attn.bias", "c_proj.weight", "c_proj.bias" as PyTorch's. The T x T attention of every head
-// is kept for backward.
+// "c_attn.bias", "c_proj.weight", "c_proj.bias" as PyTorch's. Where runs_fused, no T x T matrix
+// is kept (the fused causal_attention op); else every head's is.
 class CausalSelfAttention : public Module {
  public:
   // The dropouts draw their masks from dropout_seed and dropout_seed + 1.
@@ -30,6 +30,10 @@ class CausalSelfAttention : public Module {
   const Linear& c_attn() const { return *c_attn_; }
   const Linear& c_proj() const { return *c_proj_; }
   std::int64_t heads() const { return heads_; }
+  // Whether a forward runs the fused causal_attention op, which keeps no T x T matrix: on the CPU,
+  // with no attention dropout at work, from 256 positions (below, the unfused products of
+  // oneDNN's batched GEMM are faster and its T x T matrices small: docs/performance.md).
+  static bool runs_fused(Device device, std::int64_t time, bool dropout_at_work);
 
  protected:
   Tensor forward_impl(const Tensor& x) override;
@@ -42,6 +46,10 @@ class CausalSelfAttention : public Module {
   std::shared_ptr<Dropout> attn_dropout_, resid_dropout_;
   std::int64_t batch_ = 0, time_ = 0;  // of the last forward
   Tensor heads_qkv_;  // (3, B, H, T, D): queries, keys, values, one contiguous block each
+  // runs_fused: the fused op (core/ops/causal_attention.h) ran and kept only each row's
+  // log-sum-exp; else the T x T softmax is kept.
+  bool fused_ = false;
+  Tensor lse_;        // (B H, T), the fused op's
   Tensor attention_;  // (B H, T, T): the softmax, before dropout
   Tensor dropped_;    // attn_dropout's output (attention_ itself in eval)
   Tensor heads_y_;    // (B H, T, D)

@@ -30,11 +30,13 @@ std::int64_t times(std::int64_t bytes, std::int64_t k) {
 // projection. Around the blocks: the embedding sum, ln_f and their gradients (4 N C) and the
 // logits with their gradient (2 N V). LayerNorm's row statistics (2 N each) are too small to
 // count.
-std::int64_t gpt_activation_bytes(const GptConfig& c, const Shape& ids) {
+// Where the attention runs fused it keeps no S (CausalSelfAttention::runs_fused).
+std::int64_t gpt_activation_bytes(const GptConfig& c, const Shape& ids, Device device) {
   const std::int64_t b = ids.rank() > 0 ? ids[0] : 1, t = ids.rank() > 1 ? ids[1] : c.context;
   const std::int64_t rows = times(b, t), nc = times(rows, c.width);
-  const std::int64_t s = times(times(times(b, c.heads), t), t);
   const bool dropout = c.dropout > 0.0f;
+  const bool fused_attention = CausalSelfAttention::runs_fused(device, t, dropout);
+  const std::int64_t s = fused_attention ? 0 : times(times(times(b, c.heads), t), t);
   const std::int64_t block =
       saturating_add(times(nc, dropout ? 50 : 44), times(s, dropout ? 5 : 2));
   const std::int64_t floats =
@@ -46,7 +48,7 @@ std::int64_t gpt_activation_bytes(const GptConfig& c, const Shape& ids) {
 // Adds each layer's two tensors to `bytes`; returns the output shape of `module` for `input`.
 Shape add_layer_activations(Module& module, const Shape& input, std::int64_t& bytes) {
   if (const auto* gpt = dynamic_cast<const Gpt*>(&module)) {
-    bytes = saturating_add(bytes, gpt_activation_bytes(gpt->config(), input));
+    bytes = saturating_add(bytes, gpt_activation_bytes(gpt->config(), input, module.device()));
     return module.output_shape(input);
   }
   if (auto* sequential = dynamic_cast<Sequential*>(&module)) {
@@ -120,13 +122,13 @@ std::int64_t gpt_parameter_count(const GptConfig& c) {
 }
 
 MemoryEstimate estimate_gpt_training_memory(const GptConfig& config, const Shape& ids,
-                                            int optimizer_state_tensors) {
+                                            int optimizer_state_tensors, Device device) {
   MemoryEstimate e;
   e.parameters = times(gpt_parameter_count(config), kFloatBytes);
   e.gradients = e.parameters;
   e.optimizer_state = times(e.parameters, optimizer_state_tensors);
   e.activations =
-      saturating_add(times(ids.numel(), kFloatBytes), gpt_activation_bytes(config, ids));
+      saturating_add(times(ids.numel(), kFloatBytes), gpt_activation_bytes(config, ids, device));
   CpuWorkspace w;
   add_gpt_products(config, ids, w);
   e.workspace = w.bytes();

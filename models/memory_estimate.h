@@ -32,9 +32,11 @@ MemoryEstimate estimate_training_memory(Module& model, const Shape& batch_input,
 
 // A GPT of `config` counted from its shape alone, without building it (every layer counted,
 // sums saturating at int64's maximum): its parameters, and what estimate_training_memory gives
-// for the built model with ids of shape (B, T).
+// for the built model with ids of shape (B, T) on `device` (where the attention runs fused it
+// keeps no T x T matrices: CausalSelfAttention::runs_fused).
 std::int64_t gpt_parameter_count(const GptConfig& config);
 MemoryEstimate estimate_gpt_training_memory(const GptConfig& config, const Shape& ids,
-                                            int optimizer_state_tensors);
+                                            int optimizer_state_tensors,
+                                            Device device = Device::cpu());
 
 }  // namespace kiln

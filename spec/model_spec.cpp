@@ -251,7 +251,7 @@ MemoryEstimate mlp_memory(const std::string& spec, std::int64_t batch, int state
 
 MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sample_shape,
                                      std::int32_t classes, std::int64_t batch_size,
-                                     int optimizer_state_tensors) {
+                                     int optimizer_state_tensors, Device device) {
   KILN_CHECK(batch_size >= 1, "estimate_model_memory: batch_size must be at least 1, found {}",
              batch_size);
   if (spec == "lenet5" || spec == "cnn") {  // small fixed presets: built, which is quick
@@ -264,15 +264,15 @@ MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sampl
   if (is_gpt_spec(spec))  // counted from its shape: every layer, none built
     return estimate_gpt_training_memory(gpt_config_for_data(spec, sample_shape, classes),
                                         Shape{batch_size, sample_shape.numel()},
-                                        optimizer_state_tensors);
+                                        optimizer_state_tensors, device);
   if (spec != "article" && spec.rfind("mlp:", 0) != 0) return {};  // build_model names the mistake
   return mlp_memory(spec, batch_size, optimizer_state_tensors);
 }
 
 void check_model_fits(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
                       std::int64_t batch_size, int optimizer_state_tensors, Device device) {
-  const MemoryEstimate e =
-      estimate_model_memory(spec, sample_shape, classes, batch_size, optimizer_state_tensors);
+  const MemoryEstimate e = estimate_model_memory(spec, sample_shape, classes, batch_size,
+                                                 optimizer_state_tensors, device);
   check_memory_fits(e, e.total(), available_memory(device), device,
                     fmt::format("model '{}' with batches of {}", spec, batch_size),
                     fmt::format("use a smaller model ({}) or batch ({})", Setting::run_model,

@@ -37,13 +37,13 @@ struct Model {
 Model build_model(const std::string& spec, const Shape& sample_shape, std::int32_t classes,
                   Generator& gen, const std::atomic<bool>* stop = nullptr);
 
-// What training a model of `spec` takes in memory with batches of `batch_size` and an optimizer
-// keeping `optimizer_state_tensors` tensors per parameter (optimizer_state_tensors() of
+// What training a model of `spec` takes in memory on `device` with batches of `batch_size` and an
+// optimizer keeping `optimizer_state_tensors` tensors per parameter (optimizer_state_tensors() of
 // spec/optimizer_spec.h), computed without building it (an MLP from its widths, with checked
 // arithmetic that names the layer whose size passes int64).
 MemoryEstimate estimate_model_memory(const std::string& spec, const Shape& sample_shape,
                                      std::int32_t classes, std::int64_t batch_size,
-                                     int optimizer_state_tensors);
+                                     int optimizer_state_tensors, Device device = Device::cpu());
 
 // Throws kiln::Error with the figures when that estimate passes the memory available on
 // `device` (core/memory_budget.h): call before build_model, so a model too big is refused

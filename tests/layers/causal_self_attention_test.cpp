@@ -1,7 +1,7 @@
-// CausalSelfAttention on the CPU: the output against a naive per-head loop in double, causality
-// (a later position never changes an earlier output), gradients of the input and all four
-// parameters against finite differences, the same results on the reference and oneDNN paths,
-// and the parameter names nanoGPT uses.
+// CausalSelfAttention on the CPU: the output against a naive per-head loop in double, causality,
+// gradients of the input and all four parameters against finite differences (also on the fused
+// path of long contexts), the same results on the reference and oneDNN paths, and the parameter
+// names nanoGPT uses.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -64,16 +64,19 @@ std::vector<double> naive_attention(CausalSelfAttention& m, const Tensor& x, std
   return y;
 }
 
+void expect_naive_attention(CausalSelfAttention& attn, const Tensor& x, std::int64_t heads) {
+  const std::vector<double> expected = naive_attention(attn, x, heads);
+  const auto y = attn.forward(x).to_vector<float>();
+  ASSERT_EQ(y.size(), expected.size());
+  for (std::size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-5) << i;
+}
+
 }  // namespace
 
 TEST(CausalSelfAttention, MatchesANaivePerHeadLoop) {
   kiln::Generator gen(1);
   CausalSelfAttention attn(12, 3, 0.0f, gen);
-  const Tensor x = kiln::testing::random_tensor({2, 5, 12}, 2, -1.0f, 1.0f);
-  const std::vector<double> expected = naive_attention(attn, x, 3);
-  const auto y = attn.forward(x).to_vector<float>();
-  ASSERT_EQ(y.size(), expected.size());
-  for (std::size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-5) << i;
+  expect_naive_attention(attn, kiln::testing::random_tensor({2, 5, 12}, 2, -1.0f, 1.0f), 3);
 }
 
 TEST(CausalSelfAttention, AnOutputDependsOnNoLaterPosition) {
@@ -97,6 +100,21 @@ TEST(CausalSelfAttention, BackwardMatchesFiniteDifferences) {
   options.step = 1e-2f;
   EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(
       attn, kiln::testing::random_tensor({2, 5, 8}, 6, -1.0f, 1.0f), options));
+}
+
+// From 256 positions the CPU runs the fused op (runs_fused), below them the unfused products.
+TEST(CausalSelfAttention, TheFusedPathMatchesTheNaiveLoopAndFiniteDifferences) {
+  ASSERT_TRUE(CausalSelfAttention::runs_fused(kiln::Device::cpu(), 256, false));
+  ASSERT_FALSE(CausalSelfAttention::runs_fused(kiln::Device::cpu(), 255, false));
+  ASSERT_FALSE(CausalSelfAttention::runs_fused(kiln::Device::cpu(), 256, true)) << "dropout";
+  kiln::Generator gen(7);
+  CausalSelfAttention attn(4, 2, 0.0f, gen);
+  const Tensor x = kiln::testing::random_tensor({1, 260, 4}, 8, -1.0f, 1.0f);
+  expect_naive_attention(attn, x, 2);
+  kiln::GradientCheckOptions options;
+  options.step = 1e-2f;
+  options.max_elements = 8;
+  EXPECT_TRUE(kiln::testing::gradients_match_finite_differences(attn, x, options));
 }
 
 TEST(CausalSelfAttention, OnednnAndTheReferenceAgree) {
