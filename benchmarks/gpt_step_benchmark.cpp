@@ -1,12 +1,13 @@
-// kiln_gpt_step_benchmark: a GPT's whole training step (forward, backward, clipping to norm 1,
-// AdamW) beside oneDNN's own matmul rate at the step's products, the ratio any machine can check.
-// Prints tokens/s, the step's FLOP/s (nanoGPT's 6N + 12·L·W·T per token) and its peak memory above
-// the process's floor, then the products' time alone (dnnl::matmul, plain row-major operands).
+// kiln_gpt_step_benchmark: a GPT's whole training step (forward, backward, clipping, AdamW) beside
+// oneDNN's own matmul rate at its products, the ratio any machine can check: tokens/s, FLOP/s
+// (nanoGPT's 6N + 12·L·W·T per token), peak memory above the floor, the products' time alone
+// (dnnl::matmul), and the attention fused against unfused.
 //   kiln_gpt_step_benchmark 6-6-384-256 8 [fp32|bf16] [steps]
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -16,6 +17,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <kiln/core/error.h>
+#include <kiln/core/ops.h>
 #include <kiln/core/precision.h>
 #include <kiln/core/random.h>
 #include <kiln/layers/sequence_cross_entropy_loss.h>
@@ -106,6 +108,52 @@ double onednn_ms(const Product& p, bool bf16, int repetitions) {
   });
 }
 
+// The attention's forward and backward at the step's heads (B·H, T, D), fused
+// (causal_attention, what the CPU runs) and unfused (batched_gemm, causal_softmax, batched_gemm
+// and their backwards, what it ran before and the GPU runs), timed in turn A B A B.
+void compare_attention(const kiln::GptConfig& c, std::int64_t b, int repetitions) {
+  const std::int64_t n = b * c.heads, t = c.context, d = c.width / c.heads;
+  kiln::Generator gen(2);
+  std::vector<kiln::Tensor> qkv;
+  for (int i = 0; i < 4; ++i) {
+    qkv.push_back(kiln::Tensor::empty({n, t, d}));
+    kiln::normal_(qkv.back(), 0.0f, 1.0f, gen);
+  }
+  const kiln::Tensor &q = qkv[0], &k = qkv[1], &v = qkv[2], &dy = qkv[3];
+  kiln::Tensor y = kiln::Tensor::empty({n, t, d}), lse = kiln::Tensor::empty({n, t});
+  kiln::Tensor dq = kiln::Tensor::empty({n, t, d}), dk = kiln::Tensor::empty({n, t, d}),
+               dv = kiln::Tensor::empty({n, t, d});
+  kiln::Tensor p = kiln::Tensor::empty({n, t, t}), dp = kiln::Tensor::empty({n, t, t});
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  const auto fused = [&] {
+    kiln::causal_attention_forward(q, k, v, y, lse, scale);
+    kiln::causal_attention_backward(q, k, v, y, lse, dy, dq, dk, dv, scale);
+  };
+  const auto unfused = [&] {
+    kiln::batched_gemm(q, false, k, true, p);
+    kiln::causal_softmax_forward(p, p, scale);
+    kiln::batched_gemm(p, false, v, false, y);
+    kiln::batched_gemm(p, true, dy, false, dv);
+    kiln::batched_gemm(dy, false, v, true, dp);
+    kiln::causal_softmax_backward(p, dp, dp, scale);
+    kiln::batched_gemm(dp, false, k, false, dq);
+    kiln::batched_gemm(dp, true, q, false, dk);
+  };
+  std::vector<double> a, u;
+  for (int i = 0; i < repetitions; ++i) {
+    a.push_back(median_ms(1, fused));
+    u.push_back(median_ms(1, unfused));
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(u.begin(), u.end());
+  std::printf(
+      "attention of one block, forward and backward (%ld heads of %ld x %ld): fused %.2f ms, "
+      "unfused %.2f ms (median of %d each, in turn); the unfused keeps %.1f MB of T x T "
+      "matrices per block\n",
+      n, t, d, a[a.size() / 2], u[u.size() / 2], repetitions,
+      2.0 * static_cast<double>(n * t * t) * 4 / 1e6);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -176,6 +224,7 @@ int main(int argc, char** argv) try {
       "oneDNN alone at the step's products: %.2f ms, %.1f GFLOP/s; the step runs at %.1f %% of "
       "that limit (products' time / step time)\n",
       products_ms, products_flops / products_ms / 1e6, 100.0 * products_ms / step_ms);
+  compare_attention(c, b, 11);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "kiln_gpt_step_benchmark: %s\n", e.what());
