@@ -4,28 +4,19 @@
 // never a logit).
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include "kiln/core/error.h"
 #include "kiln/layers/cross_entropy_loss.h"
 #include "kiln/models/gpt.h"
 #include "kiln/optim/adam.h"
 #include "kiln/spec/model_spec.h"
+#include "tests/support/error_testing.h"
 #include "tests/support/tensor_testing.h"
 
 using kiln::Shape;
 using kiln::Tensor;
+using kiln::testing::error_message;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const kiln::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 bool all_zero(const Tensor& t) {
   for (const float v : t.to_vector<float>())
@@ -57,13 +48,13 @@ TEST(GptSpec, VocabOptionSetsTheVocabularyWhichMustHoldTheDatasIds) {
   EXPECT_EQ(c.context, 8);
   EXPECT_FALSE(c.pad_vocabulary);
   EXPECT_EQ(kiln::gpt_config("gpt2", 256).vocabulary, 50257);
-  const std::string too_few = error_of([] { kiln::gpt_config("gpt:2-2-16-8:vocab=10", 11); });
+  const std::string too_few = error_message([] { kiln::gpt_config("gpt:2-2-16-8:vocab=10", 11); });
   EXPECT_NE(too_few.find("vocabulary of 10"), std::string::npos) << too_few;
   EXPECT_NE(too_few.find("vocab=11"), std::string::npos) << too_few;
   for (const char* bad : {"gpt:2-2-16-8:vocab=0", "gpt:2-2-16-8:vocab=x", "gpt:2-2-16-8:size=4",
                           "gpt:2-2-16-8:vocab=3000000000"})
     EXPECT_THROW(kiln::gpt_config(bad), kiln::Error) << bad;
-  EXPECT_NE(error_of([] { kiln::gpt_config("gpt:2-2-16-8:size=4"); }).find(":vocab=N"),
+  EXPECT_NE(error_message([] { kiln::gpt_config("gpt:2-2-16-8:size=4"); }).find(":vocab=N"),
             std::string::npos);
 }
 

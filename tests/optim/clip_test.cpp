@@ -14,7 +14,7 @@ namespace {
 
 using testing::FixedProblem;
 
-const std::vector<std::int64_t> kSizes = {1, 7, 33, 1000, 4099};
+const std::vector<std::int64_t> kClipSizes = {1, 7, 33, 1000, 4099};
 
 double naive_norm(const FixedProblem& problem, std::int64_t step) {
   double sum = 0.0;
@@ -28,7 +28,7 @@ std::vector<float> grad_of(FixedProblem& problem, std::size_t i) {
 }
 
 TEST(Clip, GradNormReturnsTheGlobalNormAndLeavesSmallGradientsAlone) {
-  FixedProblem problem(kSizes);
+  FixedProblem problem(kClipSizes);
   problem.set_gradients(0);
   const double expected = naive_norm(problem, 0);
   const Tensor norm = clip_grad_norm(problem.parameters(), static_cast<float>(expected) * 2.0f);
@@ -39,7 +39,7 @@ TEST(Clip, GradNormReturnsTheGlobalNormAndLeavesSmallGradientsAlone) {
 }
 
 TEST(Clip, GradNormScalesEveryGradientAboveMaxNorm) {
-  FixedProblem problem(kSizes);
+  FixedProblem problem(kClipSizes);
   problem.set_gradients(1);
   const double total = naive_norm(problem, 1);
   const float max_norm = 0.25f * static_cast<float>(total);
@@ -69,7 +69,7 @@ TEST(Clip, GradNormOfANonFiniteGradientPoisonsAllGradients) {
 }
 
 TEST(Clip, GradValueClampsEveryElement) {
-  FixedProblem problem(kSizes);
+  FixedProblem problem(kClipSizes);
   problem.set_gradients(2);
   problem.parameters()[0]->grad = Tensor::full(Shape{1}, std::nanf(""));
   clip_grad_value(problem.parameters(), 0.3f);

@@ -13,7 +13,7 @@ namespace {
 using testing::FixedProblem;
 
 constexpr std::int64_t kSgdSizes[] = {1, 7, 33, 1000};
-constexpr int kSteps = 6;
+constexpr int kSgdSteps = 6;
 
 // torch.optim.SGD for one parameter in double; the hyper-parameters are the float values the
 // optimizer sees, widened.
@@ -38,7 +38,7 @@ void expect_matches_reference(const SgdOptions& options, float lr) {
     buf.emplace_back(p.back().size(), 0.0);
   }
   Sgd sgd(problem.parameters(), lr, options);
-  for (int step = 0; step < kSteps; ++step) {
+  for (int step = 0; step < kSgdSteps; ++step) {
     problem.set_gradients(step);
     sgd.step();
     for (std::size_t i = 0; i < problem.size(); ++i) {
@@ -48,7 +48,7 @@ void expect_matches_reference(const SgdOptions& options, float lr) {
                                      1e-5f, 1e-6f));
     }
   }
-  EXPECT_EQ(sgd.steps(), kSteps);
+  EXPECT_EQ(sgd.steps(), kSgdSteps);
 }
 
 TEST(Sgd, PlainStepsFollowPyTorchEquations) { expect_matches_reference({}, 0.1f); }
