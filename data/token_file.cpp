@@ -172,34 +172,42 @@ void TokenSequence::open_chars(std::string_view bytes, const TokenFileOptions& o
       !options.vocab_size,
       "token file {} read as characters numbers them from the file; drop the vocabulary size",
       path_);
-  // Each character becomes a 4-byte id in memory: at least as many bytes as the file's when
-  // every character is one byte, so a file past the budget is refused before it is read, and
-  // the exact need once the characters are counted.
-  const auto check_ids_fit = [&](std::uint64_t need) {
+  // Each character becomes an id of `width` bytes in memory (2, or 4 past 65536 characters): at
+  // least half as many bytes as the file's (every character 4 bytes of UTF-8, 2-byte ids), so a
+  // file past the budget is refused before it is read, and the exact need once it is counted.
+  const auto check_ids_fit = [&](std::uint64_t need, int width) {
     const std::uint64_t half = host_memory_bytes() / 2;
     KILN_CHECK(half == 0 || need <= half,
-               "token file {} read as characters ({} bytes) needs {:.1f} GiB for its ids (4 bytes "
-               "per character), more than half of this machine's {:.1f} GiB: read it as bytes "
-               "(tokens:PATH), or use a shorter text",
-               path_, bytes.size(), static_cast<double>(need) / 1073741824.0,
+               "token file {} read as characters ({} bytes) needs {:.1f} GiB for its ids ({} "
+               "bytes per character), more than half of this machine's {:.1f} GiB: read it as "
+               "bytes (tokens:PATH), or use a shorter text",
+               path_, bytes.size(), static_cast<double>(need) / 1073741824.0, width,
                static_cast<double>(2 * half) / 1073741824.0);
   };
-  check_ids_fit(bytes.size());
+  check_ids_fit(bytes.size() / 2, 2);
   vocabulary_ = options.vocabulary ? *options.vocabulary : char_vocabulary(bytes, path_);
   KILN_CHECK(vocabulary_.kind == VocabularyKind::chars,
              "token file {}: a character vocabulary was expected", path_);
   const std::int64_t characters = utf8_length(bytes, path_);
-  check_ids_fit(static_cast<std::uint64_t>(characters) * 4);
+  const int width = vocabulary_.size <= 65536 ? 2 : 4;
+  check_ids_fit(static_cast<std::uint64_t>(characters) * width, width);
+  const std::string source = "token file " + path_;
   try {
-    ids_.resize(static_cast<std::size_t>(characters));
+    if (width == 2)
+      narrow_ids_.resize(static_cast<std::size_t>(characters));
+    else
+      wide_ids_.resize(static_cast<std::size_t>(characters));
   } catch (const std::bad_alloc&) {  // a limit the host's figures do not show (ulimit -v, cgroups)
     KILN_THROW(
         "token file {} read as characters ({} bytes): the ids of its {} characters take {:.1f} "
         "GiB, which could not be allocated; read it as bytes (tokens:PATH), or use a shorter text",
-        path_, bytes.size(), characters, static_cast<double>(characters) * 4 / 1073741824.0);
+        path_, bytes.size(), characters, static_cast<double>(characters) * width / 1073741824.0);
   }
-  utf8_ids(bytes, "token file " + path_, vocabulary_, ids_.data());  // UTF-8 checked above
-  size_ = static_cast<std::int64_t>(ids_.size());
+  if (width == 2)
+    utf8_ids(bytes, source, vocabulary_, narrow_ids_.data());  // UTF-8 checked above
+  else
+    utf8_ids(bytes, source, vocabulary_, wide_ids_.data());
+  size_ = characters;
   mapping_ = Mapping();  // the ids are copied out
 }
 

@@ -46,7 +46,8 @@ class TokenSequence {
 
   std::int64_t size() const { return size_; }
   std::int32_t operator[](std::int64_t i) const {
-    if (!ids_.empty()) return ids_[static_cast<std::size_t>(i)];
+    if (!narrow_ids_.empty()) return narrow_ids_[static_cast<std::size_t>(i)];
+    if (!wide_ids_.empty()) return wide_ids_[static_cast<std::size_t>(i)];
     if (width_ == 1) return data_[i];
     return static_cast<std::int32_t>(data_[2 * i] | (data_[2 * i + 1] << 8));  // little-endian
   }
@@ -65,7 +66,10 @@ class TokenSequence {
   Mapping mapping_;
   const unsigned char* data_ = nullptr;  // the first token's bytes in the mapping
   int width_ = 1;
-  std::vector<std::int32_t> ids_;  // chars: the ids, numbered by the vocabulary
+  // chars: the ids, numbered by the vocabulary; 2 bytes each unless the vocabulary passes 65536
+  // characters.
+  std::vector<std::uint16_t> narrow_ids_;
+  std::vector<std::int32_t> wide_ids_;
   std::int64_t size_ = 0;
   Vocabulary vocabulary_;
 };

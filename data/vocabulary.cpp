@@ -102,18 +102,35 @@ std::int64_t utf8_length(std::string_view text, const std::string& source) {
   return count;
 }
 
-void utf8_ids(std::string_view text, const std::string& source, const Vocabulary& vocabulary,
-              std::int32_t* ids) {
+namespace {
+
+template <typename Id>
+void write_utf8_ids(std::string_view text, const std::string& source, const Vocabulary& vocabulary,
+                    Id* ids) {
   std::int64_t i = 0;
   for_each_code_point(text, source, [&](std::uint32_t c) {
-    ids[i] = char_id(vocabulary, c);
-    KILN_CHECK(ids[i] >= 0,
+    const std::int32_t id = char_id(vocabulary, c);
+    KILN_CHECK(id >= 0,
                "{}: the character U+{:04X} at character {} is not in the vocabulary of {} "
                "characters (the training text's): the test text must use the training text's "
                "characters",
                source, c, i, vocabulary.symbols.size());
-    ++i;
+    ids[i++] = static_cast<Id>(id);
   });
+}
+
+}  // namespace
+
+void utf8_ids(std::string_view text, const std::string& source, const Vocabulary& vocabulary,
+              std::int32_t* ids) {
+  write_utf8_ids(text, source, vocabulary, ids);
+}
+
+void utf8_ids(std::string_view text, const std::string& source, const Vocabulary& vocabulary,
+              std::uint16_t* ids) {
+  KILN_CHECK(vocabulary.size <= 65536, "{}: a vocabulary of {} characters does not fit 16-bit ids",
+             source, vocabulary.size);
+  write_utf8_ids(text, source, vocabulary, ids);
 }
 
 Vocabulary byte_vocabulary() { return {}; }

@@ -63,9 +63,11 @@ std::string vocabulary_difference(const Vocabulary& then, const Vocabulary& now)
 // The number of code points of `text`, and their ids under a chars `vocabulary` written to
 // `ids` (room for utf8_length of them), both without allocating; throw as utf8_code_points,
 // and utf8_ids also for a character the vocabulary lacks (naming `source`, the character and its
-// position).
+// position). 16-bit ids take a vocabulary of at most 65536 characters.
 std::int64_t utf8_length(std::string_view text, const std::string& source);
 void utf8_ids(std::string_view text, const std::string& source, const Vocabulary& vocabulary,
               std::int32_t* ids);
+void utf8_ids(std::string_view text, const std::string& source, const Vocabulary& vocabulary,
+              std::uint16_t* ids);
 
 }  // namespace kiln

@@ -218,11 +218,13 @@ TEST(Round4Tokens, ATextTooLargeForItsCharacterIdsIsOneLine) {
   const fs::path dir = kiln::testing::fresh_folder("round4_sparse_chars");
   const std::string path = (dir / "sparse.txt").string();
   kiln::testing::write_text(path, "");
-  fs::resize_file(path, 768ull << 20);  // 768 MiB of zeros, no disk
-  // Under a 2.5 GB address-space limit (as a container's), its 3 GiB of ids cannot be allocated.
+  fs::resize_file(path, 1024ull << 20);  // 1 GiB of zeros, no disk
+  // Under a 2.5 GB address-space limit (as a container's), its 2 GiB of 2-byte ids cannot be
+  // allocated beside the file's mapping.
   const Outcome o = run("ulimit -v 2500000; " KILN_TRAIN_BIN,
                         "--model gpt:1-1-8-8 --data tokens:" + path + ":chars --steps 1");
-  expect_one_line_error(o, "train", "token file " + path + " read as characters (805306368 bytes)");
+  expect_one_line_error(o, "train",
+                        "token file " + path + " read as characters (1073741824 bytes)");
   EXPECT_NE(o.err.find("read it as bytes (tokens:PATH)"), std::string::npos) << o.err;
   EXPECT_EQ(o.err.find("bad_alloc"), std::string::npos) << o.err;
   fs::remove(path);

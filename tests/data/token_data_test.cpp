@@ -322,13 +322,34 @@ TEST(TokenFile, NumbersCharactersInPlaceAsTheListOfCodePointsWould) {
   }
 }
 
+// Ids take 2 bytes while the vocabulary has at most 65536 characters, 4 past it: both read back.
+TEST(TokenFile, AVocabularyPast65536CharactersKeepsEveryId) {
+  std::string text;
+  constexpr std::uint32_t kFirst = 0x10000, kCount = 70000;  // 4-byte UTF-8 each
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    const std::uint32_t c = kFirst + (i * 7919u) % kCount;  // every one once, out of order
+    text += static_cast<char>(0xF0 | (c >> 18));
+    text += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    text += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    text += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  const std::string path = write_text(fresh_folder("tokens_wide_chars") / "t.txt", text);
+  const TokenSequence tokens(path, {.encoding = TokenEncoding::chars});
+  ASSERT_EQ(tokens.vocabulary().size, kCount);
+  ASSERT_EQ(tokens.size(), kCount);
+  for (std::uint32_t i = 0; i < kCount; i += 997)
+    EXPECT_EQ(tokens[i], static_cast<std::int32_t>((i * 7919u) % kCount)) << i;
+  EXPECT_EQ(tokens[kCount - 1], static_cast<std::int32_t>(((kCount - 1) * 7919u) % kCount));
+}
+
 TEST(TokenFile, ATextWhoseCharacterIdsCannotFitIsRefusedBeforeItIsRead) {
   const auto folder = fresh_folder("tokens_chars_huge");
   // Sparse files: no disk taken, and the refusal comes from the size alone (reading this many
   // zero pages would take minutes).
   const std::uint64_t memory = host_memory_bytes();
   ASSERT_GT(memory, 0u);
-  for (const std::uint64_t size : {memory / 2 + 4096, memory, 3 * memory}) {
+  // Its ids take at least 2 bytes per 4 of UTF-8: past half the memory from the memory's size.
+  for (const std::uint64_t size : {memory + 4096, 2 * memory, 3 * memory}) {
     const std::string path = (folder / "sparse.txt").string();
     std::filesystem::remove(path);
     { std::ofstream(path).flush(); }
