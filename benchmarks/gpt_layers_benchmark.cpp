@@ -22,6 +22,8 @@
 #include <kiln/models/gpt.h>
 #include <kiln/models/gpt_block.h>
 
+#include "median_time.h"
+
 namespace {
 
 // "cpu" times by the process's CPU time instead of the wall clock: on a machine shared with other
@@ -30,25 +32,14 @@ namespace {
 bool cpu_time = false;
 
 double now_ms() {
-  if (!cpu_time)
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
+  if (!cpu_time) return kiln::bench::wall_ms();
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
 double median_ms(int repetitions, const std::function<void()>& body) {
-  body();  // warm-up: buffers, oneDNN primitives
-  std::vector<double> ms;
-  for (int r = 0; r < repetitions; ++r) {
-    const double start = now_ms();
-    body();
-    ms.push_back(now_ms() - start);
-  }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
+  return kiln::bench::median_ms(repetitions, body, now_ms);
 }
 
 struct Row {

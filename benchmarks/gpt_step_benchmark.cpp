@@ -6,7 +6,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,25 +25,12 @@
 #include <kiln/optim/adam.h>
 #include <kiln/optim/clip.h>
 
+#include "median_time.h"
+
 namespace {
 
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-double median_ms(int repetitions, const std::function<void()>& f) {
-  f();  // warm-up: first-touch allocations, oneDNN's kernel generation
-  std::vector<double> times;
-  for (int i = 0; i < repetitions; ++i) {
-    const double start = now_ms();
-    f();
-    times.push_back(now_ms() - start);
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+using kiln::bench::median_ms;
+using kiln::bench::time_ms;
 
 double peak_rss_mb() {
   rusage usage{};
@@ -139,10 +125,12 @@ void compare_attention(const kiln::GptConfig& c, std::int64_t b, int repetitions
     kiln::batched_gemm(dp, false, k, false, dq);
     kiln::batched_gemm(dp, true, q, false, dk);
   };
+  fused();  // warm-up of both
+  unfused();
   std::vector<double> a, u;
   for (int i = 0; i < repetitions; ++i) {
-    a.push_back(median_ms(1, fused));
-    u.push_back(median_ms(1, unfused));
+    a.push_back(time_ms(fused));
+    u.push_back(time_ms(unfused));
   }
   std::sort(a.begin(), a.end());
   std::sort(u.begin(), u.end());

@@ -18,6 +18,8 @@ class TiedLinear : public Module {
 
   std::string describe() const override;
   Shape output_shape(const Shape& input) const override;  // (N, in) -> (N, out)
+  // The rows of the shared matrix it multiplies by, (out, in): a view.
+  Tensor rows() const { return weight_.value.slice(0, out_); }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;    // x: (N, in) -> y: (N, out)
@@ -26,7 +28,6 @@ class TiedLinear : public Module {
  private:
   Parameter& weight_;
   std::int64_t out_;
-  Tensor rows() const { return weight_.value.slice(0, out_); }
   Tensor x_, y_, dx_, no_bias_, unused_dpre_;
 };
 

@@ -63,6 +63,8 @@ class Gpt : public Module {
   const std::vector<std::shared_ptr<GptBlock>>& blocks() const { return blocks_; }
   LayerNorm& ln_f() { return *ln_f_; }
   const LayerNorm& ln_f() const { return *ln_f_; }
+  // The tied head: wte's first `vocabulary` rows (of a padded vocabulary, never the padding).
+  const TiedLinear& lm_head() const { return *lm_head_; }
 
  protected:
   Tensor forward_impl(const Tensor& x) override;

@@ -5,6 +5,7 @@
 #include "kiln/models/gpt_decoder.h"
 
 #include <cmath>
+#include <utility>
 
 #include "kiln/core/ops.h"
 
@@ -70,8 +71,12 @@ void GptDecoder::attend(Block& block, std::int64_t rows) {
   const std::int64_t t = length_ + rows;  // the cached positions and these
   Tensor qkv = qkv_.slice(0, rows);
   linear(normed_.slice(0, rows), block.layers->attn().c_attn(), qkv);
-  Tensor split = split_.view({3 * rows_, c}).slice(0, 3 * rows).view({3, rows, c});
-  permute(qkv.view({rows, 3, c}), kByHead, split);
+  // One row's regroupings move nothing ((1, 3, c) is (3, 1, c) in memory, (1, H, D) is (H, 1, D)):
+  // a step takes views, a prefill permutes.
+  const bool one = rows == 1;
+  Tensor split =
+      one ? qkv.view({3, 1, c}) : split_.view({3 * rows_, c}).slice(0, 3 * rows).view({3, rows, c});
+  if (!one) permute(qkv.view({rows, 3, c}), kByHead, split);
   Tensor key_rows = block.keys.slice(length_, t), value_rows = block.values.slice(length_, t);
   copy(split.slice(1, 2).view({rows, c}), key_rows);
   copy(split.slice(2, 3).view({rows, c}), value_rows);
@@ -79,22 +84,25 @@ void GptDecoder::attend(Block& block, std::int64_t rows) {
   Tensor values = values_heads_.slice(0, t * c).view({h, t, d});
   permute(block.keys.slice(0, t).view({t, h, d}), kByHead, keys);
   permute(block.values.slice(0, t).view({t, h, d}), kByHead, values);
-  Tensor query = queries_.slice(0, rows).view({h, rows, d});
-  permute(split.slice(0, 1).view({rows, h, d}), kByHead, query);
+  Tensor query =
+      one ? split.slice(0, 1).view({h, 1, d}) : queries_.slice(0, rows).view({h, rows, d});
+  if (!one) permute(split.slice(0, 1).view({rows, h, d}), kByHead, query);
   Tensor scores = scores_.slice(0, h * rows * t).view({h, rows, t});
   Tensor probabilities = probabilities_.slice(0, h * rows * t).view({h, rows, t});
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  if (rows == 1) {
+  if (one) {
     batched_gemm(query, false, keys, true, scores, scale);
     softmax(scores, probabilities);
   } else {  // rows == t: square, as training's
     batched_gemm(query, false, keys, true, scores);
     causal_softmax_forward(scores, probabilities, scale);
   }
-  Tensor heads_out = hidden_.view({rows_ * 4 * c}).slice(0, rows * c).view({h, rows, d});
-  batched_gemm(probabilities, false, values, false, heads_out);
+  // Several rows' heads go through hidden_ (free until the MLP) and are merged into merged_.
   Tensor merged = merged_.slice(0, rows).view({rows, h, d});
-  permute(heads_out, kByHead, merged);
+  Tensor heads_out = one ? merged.view({h, 1, d})
+                         : hidden_.view({rows_ * 4 * c}).slice(0, rows * c).view({h, rows, d});
+  batched_gemm(probabilities, false, values, false, heads_out);
+  if (!one) permute(heads_out, kByHead, merged);
 }
 
 void GptDecoder::check_tokens(std::span<const std::int32_t> tokens) const {
@@ -155,9 +163,7 @@ const Tensor& GptDecoder::run_blocks(std::int64_t rows) {
     binary(BinaryOp::add, h, projected, x);
   }
   layer_norm(x.slice(rows - 1, rows), model_.ln_f(), 1);
-  // The head reads wte's first `vocabulary` rows: a padded vocabulary's rows are never predicted.
-  const Tensor head = model_.wte().weight().value.slice(0, config_.vocabulary);
-  linear_forward(normed_.slice(0, 1), head, Tensor(), logits_);
+  linear_forward(normed_.slice(0, 1), std::as_const(model_).lm_head().rows(), Tensor(), logits_);
   length_ += rows;
   return logits_;
 }

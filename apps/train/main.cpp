@@ -160,7 +160,6 @@ void add_options(CLI::App& app, kiln::TrainAppOptions& o, std::string& workers,
   steps->excludes(app.get_option("--epochs"));
 }
 
-// "rank 1 of 4: " under mpirun, so the message says which process failed.
 // --dropout P as the GPT spec's :dropout=P, so the run records it with the model (state.json's
 // "run"), and resume compares it so.
 void with_dropout(kiln::TrainAppOptions& o, std::optional<float> dropout) {
@@ -175,6 +174,7 @@ void with_dropout(kiln::TrainAppOptions& o, std::optional<float> dropout) {
   o.model += fmt::format(":dropout={}", *dropout);
 }
 
+// "rank 1 of 4: " under mpirun, so the message says which process failed.
 std::string rank_prefix() {
   const auto launch = kiln::mpi_launch_from_environment();
   return launch && launch->world_size > 1 ? "rank " + std::to_string(launch->rank) + " of " +
