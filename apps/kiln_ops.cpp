@@ -52,15 +52,16 @@ void print_table(bool markdown) {
     // Why attention is built as it is: a choice the table alone does not show.
     std::printf(
         "\n## Attention\n\n"
-        "`CausalSelfAttention` (layers/causal_self_attention.h) is built from ops of this table:\n"
-        "`permute` splits the QKV product into heads, `batched_gemm` forms Q Kᵀ and P V (oneDNN's\n"
-        "batched matmul on the CPU, cuBLAS's strided-batched GEMM on the GPU), and\n"
-        "`causal_softmax` scales, masks and normalises each T×T score matrix in one pass, whose\n"
-        "result backward keeps. On the GPU this is the issue's fallback, not cuDNN 9's fused\n"
-        "scaled-dot-product attention: it came first because every piece is an op that the parity\n"
-        "harness checks against the CPU op by op, and no GPU was lent to prove a fused kernel\n"
-        "whose backward stores no T×T matrix. cuDNN's SDPA (`cudnn_graph.h`) is the next step,\n"
-        "when a GPU can check it against this path.\n");
+        "`CausalSelfAttention` (layers/causal_self_attention.h) runs one of two paths of this\n"
+        "table. Unfused: `permute` splits the QKV product into heads, `batched_gemm` forms Q Kᵀ\n"
+        "and P V (oneDNN's batched matmul on the CPU, cuBLAS's strided-batched GEMM on the GPU)\n"
+        "and `causal_softmax` scales, masks and normalises each T×T score matrix, which backward\n"
+        "keeps. Fused: `causal_attention` keeps only each row's log-sum-exp and backward\n"
+        "recomputes the scores. The layer runs it on the CPU from 256 positions, and on the GPU\n"
+        "under bf16 products with a head size that is a multiple of 8 up to 128, where it is\n"
+        "cuDNN 9's fused flash attention through its graph API (core/cuda/cudnn_attention.cpp);\n"
+        "at other precisions and sizes the GPU's kernel is kiln's plain fp32 one, which the\n"
+        "layer leaves to the unfused path. The cuDNN path is built, not yet run on a GPU.\n");
   }
 }
 

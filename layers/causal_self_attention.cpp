@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kiln/core/ops.h"
+#include "kiln/core/precision.h"
 
 namespace kiln {
 
@@ -45,10 +46,12 @@ Shape CausalSelfAttention::output_shape(const Shape& input) const {
   return input;
 }
 
-bool CausalSelfAttention::runs_fused(Device device, std::int64_t time, bool dropout_at_work) {
+bool CausalSelfAttention::runs_fused(Device device, std::int64_t time, std::int64_t head_size,
+                                     bool dropout_at_work) {
   constexpr std::int64_t kFusedFrom = 256;
-  // The fused op has a CPU kernel only, and drops none of its probabilities.
-  return !device.is_cuda() && !dropout_at_work && time >= kFusedFrom;
+  if (dropout_at_work) return false;  // the fused op drops none of its probabilities
+  if (device.is_cuda()) return bf16_products() && cudnn_attention_takes_head_size(head_size);
+  return time >= kFusedFrom;
 }
 
 Tensor CausalSelfAttention::forward_impl(const Tensor& x) {
@@ -61,7 +64,7 @@ Tensor CausalSelfAttention::forward_impl(const Tensor& x) {
                v = heads.slice(2, 3).view({b * h, t, d});
   Tensor& y = reuse(heads_y_, {b * h, t, d});
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  fused_ = runs_fused(x.device(), t, dropout_ > 0.0f && is_training());
+  fused_ = runs_fused(x.device(), t, d, dropout_ > 0.0f && is_training());
   if (fused_) {
     causal_attention_forward(q, k, v, y, reuse(lse_, {b * h, t}), scale);
     // As attn_dropout's forward at p = 0 would: its generator's recorded state stays the same.

@@ -30,10 +30,13 @@ class CausalSelfAttention : public Module {
   const Linear& c_attn() const { return *c_attn_; }
   const Linear& c_proj() const { return *c_proj_; }
   std::int64_t heads() const { return heads_; }
-  // Whether a forward runs the fused causal_attention op, which keeps no T x T matrix: on the CPU,
-  // with no attention dropout at work, from 256 positions (below, the unfused products of
-  // oneDNN's batched GEMM are faster and its T x T matrices small: docs/performance.md).
-  static bool runs_fused(Device device, std::int64_t time, bool dropout_at_work);
+  // Whether a forward runs the fused causal_attention op, which keeps no T x T matrix, with no
+  // attention dropout at work: on the CPU from 256 positions (below, the unfused products of
+  // oneDNN's batched GEMM are faster and its T x T matrices small: docs/performance.md); on a
+  // GPU under bf16 products with a head size cuDNN's fused attention takes (elsewhere the op runs
+  // kiln's plain fp32 kernel there, slower than the unfused cuBLAS products).
+  static bool runs_fused(Device device, std::int64_t time, std::int64_t head_size,
+                         bool dropout_at_work);
 
  protected:
   Tensor forward_impl(const Tensor& x) override;

@@ -35,7 +35,8 @@ std::int64_t gpt_activation_bytes(const GptConfig& c, const Shape& ids, Device d
   const std::int64_t b = ids.rank() > 0 ? ids[0] : 1, t = ids.rank() > 1 ? ids[1] : c.context;
   const std::int64_t rows = times(b, t), nc = times(rows, c.width);
   const bool dropout = c.dropout > 0.0f;
-  const bool fused_attention = CausalSelfAttention::runs_fused(device, t, dropout);
+  const bool fused_attention =
+      CausalSelfAttention::runs_fused(device, t, c.width / c.heads, dropout);
   const std::int64_t s = fused_attention ? 0 : times(times(times(b, c.heads), t), t);
   const std::int64_t block =
       saturating_add(times(nc, dropout ? 50 : 44), times(s, dropout ? 5 : 2));

@@ -75,6 +75,10 @@ void CausalAttentionBackward::check() {
 
 }  // namespace op
 
+bool cudnn_attention_takes_head_size(std::int64_t head_size) {
+  return head_size > 0 && head_size <= 128 && head_size % 8 == 0;
+}
+
 void causal_attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, Tensor& y,
                               Tensor& lse, float scale) {
   run(op::CausalAttentionForward{q, k, v, y, lse, scale});

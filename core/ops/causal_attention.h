@@ -20,6 +20,11 @@ void causal_attention_backward(const Tensor& q, const Tensor& k, const Tensor& v
                                const Tensor& lse, const Tensor& dy, Tensor& dq, Tensor& dk,
                                Tensor& dv, float scale);
 
+// Whether cuDNN's fused attention takes heads of `head_size` features on every GPU it runs on
+// (Ampere and later): a multiple of 8 up to 128. Under bf16 products a GPU runs causal_attention
+// there (core/cuda/cudnn_attention.h); elsewhere, and for other sizes, on kiln's fp32 kernel.
+bool cudnn_attention_takes_head_size(std::int64_t head_size);
+
 namespace op {
 
 struct CausalAttentionForward {

@@ -8,6 +8,7 @@
 
 #include "kiln/core/cpu_compute.h"
 #include "kiln/core/ops.h"
+#include "kiln/core/precision.h"
 #include "kiln/layers/causal_self_attention.h"
 #include "tests/support/gradient_check.h"
 #include "tests/support/tensor_testing.h"
@@ -102,11 +103,30 @@ TEST(CausalSelfAttention, BackwardMatchesFiniteDifferences) {
       attn, kiln::testing::random_tensor({2, 5, 8}, 6, -1.0f, 1.0f), options));
 }
 
+// On a GPU the layer runs the fused op under bf16 products where cuDNN's fused attention takes
+// the head size, at every length; elsewhere it keeps the unfused cuBLAS products.
+TEST(CausalSelfAttention, AGpuRunsFusedOnCudnnUnderBf16Only) {
+  const kiln::Device gpu = kiln::Device::cuda(0);  // a value: no GPU is touched
+  const kiln::MatmulPrecision old = kiln::matmul_precision();
+  kiln::set_matmul_precision(kiln::MatmulPrecision::bf16);
+  EXPECT_TRUE(CausalSelfAttention::runs_fused(gpu, 64, 64, false));
+  EXPECT_TRUE(CausalSelfAttention::runs_fused(gpu, 1, 128, false));
+  EXPECT_FALSE(CausalSelfAttention::runs_fused(gpu, 64, 60, false)) << "not a multiple of 8";
+  EXPECT_FALSE(CausalSelfAttention::runs_fused(gpu, 64, 136, false)) << "past 128";
+  EXPECT_FALSE(CausalSelfAttention::runs_fused(gpu, 64, 64, true)) << "dropout";
+  for (const auto precision : {kiln::MatmulPrecision::fp32, kiln::MatmulPrecision::tf32}) {
+    kiln::set_matmul_precision(precision);
+    EXPECT_FALSE(CausalSelfAttention::runs_fused(gpu, 512, 64, false))
+        << kiln::matmul_precision_name(precision);
+  }
+  kiln::set_matmul_precision(old);
+}
+
 // From 256 positions the CPU runs the fused op (runs_fused), below them the unfused products.
 TEST(CausalSelfAttention, TheFusedPathMatchesTheNaiveLoopAndFiniteDifferences) {
-  ASSERT_TRUE(CausalSelfAttention::runs_fused(kiln::Device::cpu(), 256, false));
-  ASSERT_FALSE(CausalSelfAttention::runs_fused(kiln::Device::cpu(), 255, false));
-  ASSERT_FALSE(CausalSelfAttention::runs_fused(kiln::Device::cpu(), 256, true)) << "dropout";
+  ASSERT_TRUE(CausalSelfAttention::runs_fused(kiln::Device::cpu(), 256, 16, false));
+  ASSERT_FALSE(CausalSelfAttention::runs_fused(kiln::Device::cpu(), 255, 16, false));
+  ASSERT_FALSE(CausalSelfAttention::runs_fused(kiln::Device::cpu(), 256, 16, true)) << "dropout";
   kiln::Generator gen(7);
   CausalSelfAttention attn(4, 2, 0.0f, gen);
   const Tensor x = kiln::testing::random_tensor({1, 260, 4}, 8, -1.0f, 1.0f);
