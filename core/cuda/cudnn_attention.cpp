@@ -440,18 +440,25 @@ class Pieces {
   std::size_t total_ = 0;
 };
 
-bool aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+// The plan for n x t x d heads on `handle`, bound to `stream`, where cuDNN takes them (an empty
+// batch is left to kiln's kernel, which does nothing), else null.
+std::shared_ptr<const Entry> usable_plan(Index n, Index t, Index d, const float* lse, bool backward,
+                                         cudaStream_t stream, cudnnHandle_t& handle) {
+  const bool aligned = reinterpret_cast<std::uintptr_t>(lse) % 16 == 0;
+  if (!cudnn_attention_takes_head_size(d) || !aligned || n * t == 0) return nullptr;
+  handle = cudnn_handle(current_device(), stream);
+  std::shared_ptr<const Entry> entry = plan_for(handle, stream, n, t, d, backward);
+  return entry != nullptr && entry->graph != nullptr ? entry : nullptr;
+}
 
 }  // namespace
 
 bool cudnn_causal_attention_forward(const rec::CausalAttentionForward& o, cudaStream_t stream) {
-  if (!cudnn_attention_takes_head_size(o.d) || !aligned(o.lse)) return false;
-  if (o.n * o.t == 0) return true;
-  cudnnHandle_t handle = cudnn_handle(current_device(), stream);
-  const std::shared_ptr<const Entry> entry = plan_for(handle, stream, o.n, o.t, o.d, false);
-  if (entry == nullptr || entry->graph == nullptr) return false;
+  cudnnHandle_t handle = nullptr;
+  const auto entry = usable_plan(o.n, o.t, o.d, o.lse, false, stream, handle);
+  if (entry == nullptr) return false;
   const Index count = o.n * o.t * o.d;
-  const std::size_t half = static_cast<std::size_t>(count) * 2;
+  const auto half = static_cast<std::size_t>(count) * 2;
   Pieces pieces;
   const std::size_t q = pieces.add(half), k = pieces.add(half), v = pieces.add(half),
                     y = pieces.add(half),
@@ -470,13 +477,11 @@ bool cudnn_causal_attention_forward(const rec::CausalAttentionForward& o, cudaSt
 }
 
 bool cudnn_causal_attention_backward(const rec::CausalAttentionBackward& o, cudaStream_t stream) {
-  if (!cudnn_attention_takes_head_size(o.d) || !aligned(o.lse)) return false;
-  if (o.n * o.t == 0) return true;
-  cudnnHandle_t handle = cudnn_handle(current_device(), stream);
-  const std::shared_ptr<const Entry> entry = plan_for(handle, stream, o.n, o.t, o.d, true);
-  if (entry == nullptr || entry->graph == nullptr) return false;
+  cudnnHandle_t handle = nullptr;
+  const auto entry = usable_plan(o.n, o.t, o.d, o.lse, true, stream, handle);
+  if (entry == nullptr) return false;
   const Index count = o.n * o.t * o.d;
-  const std::size_t half = static_cast<std::size_t>(count) * 2;
+  const auto half = static_cast<std::size_t>(count) * 2;
   Pieces pieces;
   const std::size_t q = pieces.add(half), k = pieces.add(half), v = pieces.add(half),
                     y = pieces.add(half), dy = pieces.add(half), dq = pieces.add(half),

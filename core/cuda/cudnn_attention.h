@@ -12,9 +12,9 @@ namespace kiln::cuda {
 
 // Run the op on cuDNN and return true, or return false having queued nothing where cuDNN does not
 // take it: a head size cuDNN refuses (cudnn_attention_takes_head_size), an lse not 16-byte aligned,
-// a graph cuDNN's heuristics find no engine for (logged once per shape, with cuDNN's reason), or a
-// shape first met inside a CUDA graph capture (a plan cannot be built there). Plans are built once
-// per (handle, shape) and kept.
+// an empty batch, a graph cuDNN's heuristics find no engine for (logged once per shape, with
+// cuDNN's reason), or a shape first met inside a CUDA graph capture (a plan cannot be built there).
+// Plans are built once per (handle, shape) and kept.
 bool cudnn_causal_attention_forward(const rec::CausalAttentionForward& o, cudaStream_t stream);
 bool cudnn_causal_attention_backward(const rec::CausalAttentionBackward& o, cudaStream_t stream);
 
