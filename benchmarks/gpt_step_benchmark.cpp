@@ -32,17 +32,26 @@ namespace {
 using kiln::bench::median_ms;
 using kiln::bench::time_ms;
 
+// The median of a phase's times, the warm-up's (the first) left out.
+double median_of_runs(std::vector<double> ms) {
+  ms.erase(ms.begin());
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
+
 double peak_rss_mb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
 }
 
-// One product of the step: `count` of them per step, each a batch of (m, k)·(k, n).
+// One product of the step: `count` of them per step, each a batch of (m, k)·(k, n), in the
+// forward or in the backward.
 struct Product {
   const char* what;
   std::int64_t batch, m, k, n, count;
   bool trans_a, trans_b;
+  bool forward = false;
 };
 
 // The step's products for B·T rows: per block c_attn, attn.c_proj, c_fc and mlp.c_proj (forward,
@@ -52,9 +61,9 @@ std::vector<Product> step_products(const kiln::GptConfig& c, std::int64_t b) {
   const std::int64_t t = c.context, w = c.width, rows = b * t, d = w / c.heads, l = c.layers;
   std::vector<Product> p;
   const auto linear = [&](const char* what, std::int64_t in, std::int64_t out, std::int64_t n) {
-    p.push_back({what, 1, rows, in, out, n, false, true});   // y = x Wᵀ
-    p.push_back({what, 1, rows, out, in, n, false, false});  // dx = dy W
-    p.push_back({what, 1, out, rows, in, n, true, false});   // dW = dyᵀ x
+    p.push_back({what, 1, rows, in, out, n, false, true, true});  // y = x Wᵀ
+    p.push_back({what, 1, rows, out, in, n, false, false});       // dx = dy W
+    p.push_back({what, 1, out, rows, in, n, true, false});        // dW = dyᵀ x
   };
   linear("c_attn", w, 3 * w, l);
   linear("attn.c_proj", w, w, l);
@@ -62,12 +71,12 @@ std::vector<Product> step_products(const kiln::GptConfig& c, std::int64_t b) {
   linear("mlp.c_proj", 4 * w, w, l);
   linear("lm_head", w, c.vocabulary, 1);
   const std::int64_t heads = b * c.heads;
-  p.push_back({"attention", heads, t, d, t, l, false, true});   // S = q kᵀ
-  p.push_back({"attention", heads, t, t, d, l, false, false});  // y = P v
-  p.push_back({"attention", heads, t, t, d, l, true, false});   // dv = Pᵀ dy
-  p.push_back({"attention", heads, t, d, t, l, false, true});   // dP = dy vᵀ
-  p.push_back({"attention", heads, t, t, d, l, false, false});  // dq = dS k
-  p.push_back({"attention", heads, t, t, d, l, true, false});   // dk = dSᵀ q
+  p.push_back({"attention", heads, t, d, t, l, false, true, true});   // S = q kᵀ
+  p.push_back({"attention", heads, t, t, d, l, false, false, true});  // y = P v
+  p.push_back({"attention", heads, t, t, d, l, true, false});         // dv = Pᵀ dy
+  p.push_back({"attention", heads, t, d, t, l, false, true});         // dP = dy vᵀ
+  p.push_back({"attention", heads, t, t, d, l, false, false});        // dq = dS k
+  p.push_back({"attention", heads, t, t, d, l, true, false});         // dk = dSᵀ q
   return p;
 }
 
@@ -173,12 +182,16 @@ int main(int argc, char** argv) try {
   adamw.decays = kiln::gpt_weight_decay_groups(model);
   kiln::Adam optimizer(model.parameters(), 1e-3f, adamw);
   kiln::GradNormClipper clipper(model.parameters(), 1.0f);
+  // Each phase timed in every step, for where the step's time goes beside the products.
+  std::vector<double> forward_ms, backward_ms, clip_ms, adamw_ms;
   const double step_ms = median_ms(steps, [&] {
-    model.zero_grad();
-    loss.forward(model.forward(ids), labels);
-    model.backward(loss.backward());
-    clipper.clip();
-    optimizer.step();
+    forward_ms.push_back(time_ms([&] {
+      model.zero_grad();
+      loss.forward(model.forward(ids), labels);
+    }));
+    backward_ms.push_back(time_ms([&] { model.backward(loss.backward()); }));
+    clip_ms.push_back(time_ms([&] { clipper.clip(); }));
+    adamw_ms.push_back(time_ms([&] { optimizer.step(); }));
   });
   const double peak_mb = peak_rss_mb();
 
@@ -191,7 +204,7 @@ int main(int argc, char** argv) try {
       6.0 * static_cast<double>(n) + 12.0 * static_cast<double>(c.layers * c.width * t);
   const double step_gflops = flops_per_token * tokens / step_ms / 1e6;
 
-  double products_ms = 0, products_flops = 0;
+  double products_ms = 0, products_flops = 0, forward_products_ms = 0;
   std::printf("| product (%s) | batch x m x k x n | per step | oneDNN ms | GFLOP/s |\n",
               bf16 ? "bf16" : "fp32");
   std::printf("|---|---|---|---|---|\n");
@@ -199,6 +212,7 @@ int main(int argc, char** argv) try {
     const double ms = onednn_ms(p, bf16, 5);
     const double flops = 2.0 * static_cast<double>(p.batch * p.m * p.k * p.n);
     products_ms += ms * static_cast<double>(p.count);
+    if (p.forward) forward_products_ms += ms * static_cast<double>(p.count);
     products_flops += flops * static_cast<double>(p.count);
     std::printf("| %s | %ld x %ld x %ld x %ld | %ld | %.3f | %.1f |\n", p.what, p.batch, p.m, p.k,
                 p.n, p.count, ms, flops / ms / 1e6);
@@ -212,6 +226,12 @@ int main(int argc, char** argv) try {
       "oneDNN alone at the step's products: %.2f ms, %.1f GFLOP/s; the step runs at %.1f %% of "
       "that limit (products' time / step time)\n",
       products_ms, products_flops / products_ms / 1e6, 100.0 * products_ms / step_ms);
+  const double forward = median_of_runs(forward_ms), backward = median_of_runs(backward_ms);
+  std::printf(
+      "phases (median ms): forward + loss %.2f (its products alone %.2f), backward %.2f (%.2f), "
+      "clipping %.2f, AdamW %.2f\n",
+      forward, forward_products_ms, backward, products_ms - forward_products_ms,
+      median_of_runs(clip_ms), median_of_runs(adamw_ms));
   compare_attention(c, b, 11);
   return 0;
 } catch (const std::exception& e) {
