@@ -25,7 +25,7 @@ Tensor ActivationLayer::forward_impl(const Tensor& x) {
 }
 
 Tensor ActivationLayer::backward_impl(const Tensor& dy) {
-  Tensor& dx = reuse(dx_, dy.shape());
+  Tensor& dx = reuse_gradient(0, dy.shape());
   activation_backward(kind_, x_, y_, dy, dx, alpha_);
   return dx;
 }

@@ -87,13 +87,14 @@ Tensor CausalSelfAttention::backward_impl(const Tensor& dy) {
   const std::int64_t b = batch_, t = time_, h = heads_, d = head_size_;
   const Tensor d_projected = resid_dropout_->backward(dy.view({b * t, width_}));
   const Tensor d_merged = c_proj_->backward(d_projected);
-  Tensor& d_y = reuse(d_heads_y_, {b, h, t, d});
+  enum Slot : std::size_t { kDy, kDHeads, kDAttention, kDQkv };  // reuse_gradient's
+  Tensor& d_y = reuse_gradient(kDy, {b, h, t, d});
   permute(d_merged.view({b, t, h, d}), kSwapHeadsAndTime, d_y);
   const Tensor d_y3 = d_y.view({b * h, t, d});
   const Tensor q = heads_qkv_.slice(0, 1).view({b * h, t, d}),
                k = heads_qkv_.slice(1, 2).view({b * h, t, d}),
                v = heads_qkv_.slice(2, 3).view({b * h, t, d});
-  Tensor& d_heads = reuse(d_heads_qkv_, {3, b, h, t, d});
+  Tensor& d_heads = reuse_gradient(kDHeads, {3, b, h, t, d});
   Tensor dq = d_heads.slice(0, 1).view({b * h, t, d}), dk = d_heads.slice(1, 2).view({b * h, t, d}),
          dv = d_heads.slice(2, 3).view({b * h, t, d});
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
@@ -101,7 +102,7 @@ Tensor CausalSelfAttention::backward_impl(const Tensor& dy) {
     causal_attention_backward(q, k, v, heads_y_, lse_, d_y3, dq, dk, dv, scale);
   } else {
     batched_gemm(dropped_, true, d_y3, false, dv);
-    Tensor& d_dropped = reuse(d_attention_, {b * h, t, t});
+    Tensor& d_dropped = reuse_gradient(kDAttention, {b * h, t, t});
     batched_gemm(d_y3, false, v, true, d_dropped);
     Tensor d_attention = attn_dropout_->backward(d_dropped);
     // dS over dP's memory: each row is read before it is written.
@@ -109,7 +110,7 @@ Tensor CausalSelfAttention::backward_impl(const Tensor& dy) {
     batched_gemm(d_attention, false, k, false, dq);
     batched_gemm(d_attention, true, q, false, dk);
   }
-  Tensor& d_qkv = reuse(d_qkv_, {b, t, 3, h, d});
+  Tensor& d_qkv = reuse_gradient(kDQkv, {b, t, 3, h, d});
   permute(d_heads, inverse_permutation(kSplitHeads), d_qkv);
   const Tensor dx = c_attn_->backward(d_qkv.view({b * t, 3 * width_}));
   return dx.defined() ? dx.view({b, t, width_}) : Tensor();

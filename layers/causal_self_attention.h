@@ -57,7 +57,8 @@ class CausalSelfAttention : public Module {
   Tensor dropped_;    // attn_dropout's output (attention_ itself in eval)
   Tensor heads_y_;    // (B H, T, D)
   Tensor merged_;     // (B, T, H, D)
-  Tensor d_heads_y_, d_attention_, d_heads_qkv_, d_qkv_;
+  // backward's gradients of heads_y_, the softmax, heads_qkv_ and the QKV product: reuse_gradient's
+  // slots.
 };
 
 }  // namespace kiln

@@ -32,7 +32,7 @@ Tensor Dropout::forward_impl(const Tensor& x) {
 Tensor Dropout::backward_impl(const Tensor& dy) {
   KILN_CHECK(has_mask_, "{}: backward needs a forward made in training mode", describe());
   if (p_ == 0.0f) return dy;
-  Tensor& dx = reuse(dx_, dy.shape());
+  Tensor& dx = reuse_gradient(0, dy.shape());
   dropout_backward(dy, mask_, dx);
   return dx;
 }

@@ -35,7 +35,7 @@ Tensor LayerNorm::forward_impl(const Tensor& x) {
 
 Tensor LayerNorm::backward_impl(const Tensor& dy) {
   KILN_CHECK(x_.defined(), "{}: backward needs a forward first", describe());
-  Tensor& dx = reuse(dx_, x_.shape());
+  Tensor& dx = reuse_gradient(0, x_.shape());
   layer_norm_backward(dy, x_, weight_->value, save_mean_, save_invstd_, dx, weight_->grad,
                       bias_->grad);
   return dx;

@@ -82,9 +82,10 @@ Tensor Linear::backward_impl(const Tensor& dy) {
              "{}: backward needs the input of a forward made in training mode", describe());
   // ReLU'(pre) is [pre > 0], and pre > 0 exactly where the output y > 0: the op masks dy by y.
   const bool relu = relu_ || absorbed_relu_;
-  Tensor& dpre = reuse(dpre_, relu ? dy.shape() : Shape{0});
+  enum Slot : std::size_t { kDpre, kDx };  // reuse_gradient's
+  Tensor& dpre = reuse_gradient(kDpre, relu ? dy.shape() : Shape{0});
   Tensor no_bias;
-  Tensor* dx = input_grad_wanted() ? &reuse(dx_, {dy.size(0), in_}) : nullptr;  // null: skipped
+  Tensor* dx = input_grad_wanted() ? &reuse_gradient(kDx, {dy.size(0), in_}) : nullptr;  // skipped
   linear_backward(dy, x_, weight_->value, relu ? y_ : Tensor(), weight_->grad,
                   bias_ ? bias_->grad : no_bias, dx, dpre, bf16_weight(*weight_));
   return dx != nullptr ? *dx : Tensor();

@@ -310,4 +310,20 @@ Tensor& Module::reuse(Tensor& buffer, const Shape& shape, DType dtype) {
   return reuse_buffer(buffer, shape, dtype, device_);
 }
 
+Tensor& Module::reuse_gradient(std::size_t slot, const Shape& shape, DType dtype) {
+  std::deque<Tensor>& slots = *gradient_buffers_;
+  if (slots.size() <= slot) slots.resize(slot + 1);
+  return reuse_buffer(slots[slot], shape, dtype, device_);
+}
+
+void Module::share_gradient_buffers(Module& other) {
+  KILN_CHECK(describe() == other.describe() && children_.size() == other.children_.size(),
+             "share_gradient_buffers: {} and {} differ in structure; only modules of one "
+             "structure can share their backward's buffers",
+             describe(), other.describe());
+  gradient_buffers_ = other.gradient_buffers_;
+  for (std::size_t i = 0; i < children_.size(); ++i)
+    children_[i].second->share_gradient_buffers(*other.children_[i].second);
+}
+
 }  // namespace kiln

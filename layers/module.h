@@ -3,6 +3,7 @@
 // returns the input gradient. The public methods check their inputs and call the *_impl hooks.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -106,6 +107,14 @@ class Module {
   void eval() { train(false); }
   bool is_training() const { return training_; }
 
+  // Makes this module and every module below it keep their backward's buffers (reuse_gradient)
+  // in `other`'s, module for module, for two modules of one structure run one after the other
+  // whose caller uses each one's results up before the next runs: a GPT's blocks
+  // (share_block_gradients, models/gpt_block.h, says why that holds). A gradient such a module
+  // returns stays valid until the next backward of either. Throws kiln::Error when the two
+  // differ in structure.
+  void share_gradient_buffers(Module& other);
+
   // Attaches `extension` (layers/module_extension.h) to this module and every module below it,
   // now and registered later: it is told of each backward (and may refuse a module as it joins).
   void attach_extension(std::shared_ptr<ModuleExtension> extension);
@@ -157,6 +166,10 @@ class Module {
   // Returns `buffer` reshaped to `shape` on this module's device, reallocating only when the
   // shape or device changed, so steady-state steps reuse the same memory.
   Tensor& reuse(Tensor& buffer, const Shape& shape, DType dtype = DType::f32);
+  // As reuse, for a buffer only backward writes and reads (an input gradient, a gradient staged
+  // between two products): slot `slot` of this module's gradient buffers, which
+  // share_gradient_buffers may hand to another module.
+  Tensor& reuse_gradient(std::size_t slot, const Shape& shape, DType dtype = DType::f32);
 
  private:
   // Throws kiln::Error when this module holds parameters and is not registered below `caller`,
@@ -171,6 +184,9 @@ class Module {
   std::vector<std::pair<std::string, Generator*>> generators_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   const Module* parent_ = nullptr;  // the module that registered this one
+  // reuse_gradient's slots, this module's own unless share_gradient_buffers made them another's;
+  // a deque, so that a slot added later leaves the references to earlier ones valid.
+  std::shared_ptr<std::deque<Tensor>> gradient_buffers_ = std::make_shared<std::deque<Tensor>>();
   Device device_ = Device::cpu();
   bool training_ = true;
   bool input_grad_wanted_ = true;

@@ -69,6 +69,9 @@ Gpt::Gpt(const GptConfig& c, Generator& gen, const std::atomic<bool>* stop) : co
     register_module(fmt::format("transformer.h.{}", i), blocks_.back());
     throw_if_stopped(stop, "a GPT's blocks", i + 1, c.layers);
   }
+  // One set of backward buffers for all the blocks (PyTorch frees each gradient once used;
+  // kiln's buffers stay for the next step).
+  share_block_gradients(blocks_);
   ln_f_ = std::make_shared<LayerNorm>(c.width);
   register_module("transformer.ln_f", ln_f_);
   lm_head_ = std::make_shared<TiedLinear>(wte_->weight(), c.vocabulary);

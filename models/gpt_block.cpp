@@ -59,13 +59,19 @@ Tensor GptBlock::forward_impl(const Tensor& x) {
 }
 
 Tensor GptBlock::backward_impl(const Tensor& dy) {
-  Tensor& dh = reuse(dh_, dy.shape());
+  enum Slot : std::size_t { kDh, kDx };  // reuse_gradient's
+  Tensor& dh = reuse_gradient(kDh, dy.shape());
   binary(BinaryOp::add, dy, ln_2_->backward(mlp_->backward(dy)), dh);
   const Tensor d_branch = ln_1_->backward(attn_->backward(dh));
   if (!d_branch.defined()) return input_grad_wanted() ? dh : Tensor();
-  Tensor& dx = reuse(dx_, dy.shape());
+  // The last step, and the first to write where dy may lie (share_block_gradients).
+  Tensor& dx = reuse_gradient(kDx, dy.shape());
   binary(BinaryOp::add, dh, d_branch, dx);
   return dx;
+}
+
+void share_block_gradients(const std::vector<std::shared_ptr<GptBlock>>& blocks) {
+  for (std::size_t i = 1; i < blocks.size(); ++i) blocks[i]->share_gradient_buffers(*blocks[0]);
 }
 
 }  // namespace kiln

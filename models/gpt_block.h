@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "kiln/core/random.h"
 #include "kiln/layers/activations.h"
@@ -62,7 +63,15 @@ class GptBlock : public Module {
   std::shared_ptr<LayerNorm> ln_1_, ln_2_;
   std::shared_ptr<CausalSelfAttention> attn_;
   std::shared_ptr<GptMlp> mlp_;
-  Tensor h_, y_, dh_, dx_;
+  Tensor h_, y_;  // backward's dh and dx: reuse_gradient's slots
 };
+
+// Makes every block of `blocks`, a GPT's blocks run one after another, keep its backward's
+// buffers in the first block's (Module::share_gradient_buffers), so that a GPT of any depth keeps
+// one block's gradients. A block's backward reads the gradient it is given, the next block's dx
+// and so the very buffer it writes its own dx into, before that write, its last step; every other
+// buffer it writes belongs to a module that ran its backward in the block after it, whose result
+// that block has used up.
+void share_block_gradients(const std::vector<std::shared_ptr<GptBlock>>& blocks);
 
 }  // namespace kiln

@@ -3,8 +3,6 @@
 
 #include <limits>
 
-#include <algorithm>
-
 #include "kiln/core/checked_math.h"
 #include "kiln/core/cpu_workspace.h"
 #include "kiln/layers/linear.h"
@@ -25,12 +23,13 @@ std::int64_t times(std::int64_t bytes, std::int64_t k) {
 // N = B T rows of width C and S = B H T T attention weights): forward keeps ln_1, c_attn's 3 C,
 // the heads' 3 C, the softmax S, the heads' output, their merge, c_proj, the residual sum,
 // ln_2, c_fc's and the GELU's 4 C each, the MLP's projection and the block's output: 22 N C + S;
-// backward's gradients are as many again (22 N C + S, the softmax's gradient among them). A
-// dropout of p > 0 adds its output, mask and gradient: 3 S after the softmax, 3 N C after each
-// projection. Around the blocks: the embedding sum, ln_f and their gradients (4 N C) and the
-// logits with their gradient (2 N V). LayerNorm's row statistics (2 N each) are too small to
-// count.
-// Where the attention runs fused it keeps no S (CausalSelfAttention::runs_fused).
+// backward's gradients are as many again (22 N C + S, the softmax's gradient among them), but
+// the blocks share them (share_block_gradients), so one block's are kept whatever the depth. A
+// dropout of p > 0 adds its output and mask (2 S after the softmax, 2 N C after each projection)
+// and their gradients (S, and N C each). Around the blocks: the embedding sum, ln_f and their
+// gradients (4 N C) and the logits with their gradient (2 N V). LayerNorm's row statistics (2 N
+// each) are too small to count. Where the attention runs fused it keeps no S
+// (CausalSelfAttention::runs_fused).
 std::int64_t gpt_activation_bytes(const GptConfig& c, const Shape& ids, Device device) {
   const std::int64_t b = ids.rank() > 0 ? ids[0] : 1, t = ids.rank() > 1 ? ids[1] : c.context;
   const std::int64_t rows = times(b, t), nc = times(rows, c.width);
@@ -38,11 +37,12 @@ std::int64_t gpt_activation_bytes(const GptConfig& c, const Shape& ids, Device d
   const bool fused_attention =
       CausalSelfAttention::runs_fused(device, t, c.width / c.heads, dropout);
   const std::int64_t s = fused_attention ? 0 : times(times(times(b, c.heads), t), t);
-  const std::int64_t block =
-      saturating_add(times(nc, dropout ? 50 : 44), times(s, dropout ? 5 : 2));
-  const std::int64_t floats =
-      saturating_add(saturating_add(times(block, c.layers), times(nc, dropout ? 7 : 4)),
-                     times(times(rows, c.vocabulary), 2));
+  const std::int64_t kept = saturating_add(times(nc, dropout ? 26 : 22), times(s, dropout ? 3 : 1));
+  const std::int64_t gradients =
+      saturating_add(times(nc, dropout ? 24 : 22), times(s, dropout ? 2 : 1));
+  const std::int64_t blocks = saturating_add(times(kept, c.layers), c.layers > 0 ? gradients : 0);
+  const std::int64_t floats = saturating_add(saturating_add(blocks, times(nc, dropout ? 7 : 4)),
+                                             times(times(rows, c.vocabulary), 2));
   return times(floats, kFloatBytes);
 }
 
