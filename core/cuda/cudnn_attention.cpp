@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -440,25 +441,33 @@ class Pieces {
   std::size_t total_ = 0;
 };
 
-// The plan for n x t x d heads on `handle`, bound to `stream`, where cuDNN takes them (an empty
-// batch is left to kiln's kernel, which does nothing), else null.
-std::shared_ptr<const Entry> usable_plan(Index n, Index t, Index d, const float* lse, bool backward,
-                                         cudaStream_t stream, cudnnHandle_t& handle) {
+// A call cuDNN takes: its plan, the handle it runs on (bound to the call's stream), and the size
+// of q (n t d elements) and of its bf16 copy in bytes.
+struct Call {
+  std::shared_ptr<const Entry> entry;
+  cudnnHandle_t handle;
+  Index count;
+  std::size_t half_bytes;
+};
+
+// The call for n x t x d heads on `stream` where cuDNN takes them (an empty batch is left to
+// kiln's kernel, which does nothing), else nothing.
+std::optional<Call> usable_plan(Index n, Index t, Index d, const float* lse, bool backward,
+                                cudaStream_t stream) {
   const bool aligned = reinterpret_cast<std::uintptr_t>(lse) % 16 == 0;
-  if (!cudnn_attention_takes_head_size(d) || !aligned || n * t == 0) return nullptr;
-  handle = cudnn_handle(current_device(), stream);
+  if (!cudnn_attention_takes_head_size(d) || !aligned || n * t == 0) return std::nullopt;
+  cudnnHandle_t handle = cudnn_handle(current_device(), stream);
   std::shared_ptr<const Entry> entry = plan_for(handle, stream, n, t, d, backward);
-  return entry != nullptr && entry->graph != nullptr ? entry : nullptr;
+  if (entry == nullptr || entry->graph == nullptr) return std::nullopt;
+  return Call{std::move(entry), handle, n * t * d, static_cast<std::size_t>(n * t * d) * 2};
 }
 
 }  // namespace
 
 bool cudnn_causal_attention_forward(const rec::CausalAttentionForward& o, cudaStream_t stream) {
-  cudnnHandle_t handle = nullptr;
-  const auto entry = usable_plan(o.n, o.t, o.d, o.lse, false, stream, handle);
-  if (entry == nullptr) return false;
-  const Index count = o.n * o.t * o.d;
-  const auto half = static_cast<std::size_t>(count) * 2;
+  const std::optional<Call> call = usable_plan(o.n, o.t, o.d, o.lse, false, stream);
+  if (!call) return false;
+  const auto& [entry, handle, count, half] = *call;
   Pieces pieces;
   const std::size_t q = pieces.add(half), k = pieces.add(half), v = pieces.add(half),
                     y = pieces.add(half),
@@ -477,11 +486,9 @@ bool cudnn_causal_attention_forward(const rec::CausalAttentionForward& o, cudaSt
 }
 
 bool cudnn_causal_attention_backward(const rec::CausalAttentionBackward& o, cudaStream_t stream) {
-  cudnnHandle_t handle = nullptr;
-  const auto entry = usable_plan(o.n, o.t, o.d, o.lse, true, stream, handle);
-  if (entry == nullptr) return false;
-  const Index count = o.n * o.t * o.d;
-  const auto half = static_cast<std::size_t>(count) * 2;
+  const std::optional<Call> call = usable_plan(o.n, o.t, o.d, o.lse, true, stream);
+  if (!call) return false;
+  const auto& [entry, handle, count, half] = *call;
   Pieces pieces;
   const std::size_t q = pieces.add(half), k = pieces.add(half), v = pieces.add(half),
                     y = pieces.add(half), dy = pieces.add(half), dq = pieces.add(half),
