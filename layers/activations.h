@@ -24,7 +24,7 @@ class ActivationLayer : public Module {
  private:
   Activation kind_;
   float alpha_;
-  Tensor x_, y_;  // backward's dx: reuse_gradient's slot 0
+  Tensor x_, y_;  // input and output (backward's dx is reuse_gradient's slot 0)
 };
 
 struct ReLU : ActivationLayer {

@@ -28,7 +28,7 @@ class Dropout : public Module {
  private:
   float p_;
   Generator gen_;
-  Tensor y_, mask_;        // backward's dx: reuse_gradient's slot 0
+  Tensor y_, mask_;        // (backward's dx is reuse_gradient's slot 0)
   bool has_mask_ = false;  // the last forward was a training one
 };
 

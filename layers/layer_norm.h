@@ -29,7 +29,7 @@ class LayerNorm : public Module {
   Parameter* bias_;
   Tensor x_;                        // the input of the last forward
   Tensor save_mean_, save_invstd_;  // its rows' statistics
-  Tensor y_;                        // backward's dx: reuse_gradient's slot 0
+  Tensor y_;                        // the output (dx is reuse_gradient's slot 0)
 };
 
 }  // namespace kiln

@@ -45,9 +45,9 @@ class Linear : public Module {
   std::int64_t in_, out_;
   Parameter* weight_;
   Parameter* bias_ = nullptr;
-  Tensor x_;           // the input of the last forward, for the weight gradient
-  Tensor y_;           // backward's dx and the gradient before a fused ReLU: reuse_gradient's slots
-  bool relu_ = false;  // asked for at construction: describe() names it
+  Tensor x_;                    // the input of the last forward, for the weight gradient
+  Tensor y_;                    // the output (dx and the gradient before a ReLU: reuse_gradient's)
+  bool relu_ = false;           // asked for at construction: describe() names it
   bool absorbed_relu_ = false;  // taken on from the next module, which stays in the list
 };
 

@@ -63,7 +63,7 @@ class GptBlock : public Module {
   std::shared_ptr<LayerNorm> ln_1_, ln_2_;
   std::shared_ptr<CausalSelfAttention> attn_;
   std::shared_ptr<GptMlp> mlp_;
-  Tensor h_, y_;  // backward's dh and dx: reuse_gradient's slots
+  Tensor h_, y_;  // the residual sums (their gradients are reuse_gradient's slots)
 };
 
 // Makes every block of `blocks`, a GPT's blocks run one after another, keep its backward's
