@@ -35,8 +35,7 @@ using kiln::bench::time_ms;
 // The median of a phase's times, the warm-up's (the first) left out.
 double median_of_runs(std::vector<double> ms) {
   ms.erase(ms.begin());
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
+  return kiln::bench::median(std::move(ms));
 }
 
 double peak_rss_mb() {

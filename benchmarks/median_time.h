@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace kiln::bench {
@@ -23,14 +24,19 @@ inline double time_ms(const std::function<void()>& body, double (*clock)() = wal
   return clock() - start;
 }
 
+// The median of some times (the upper one of an even count).
+inline double median(std::vector<double> ms) {
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
+
 // The median of `repetitions` runs after one warm-up (buffers, oneDNN's kernel generation).
 inline double median_ms(int repetitions, const std::function<void()>& body,
                         double (*clock)() = wall_ms) {
   body();
   std::vector<double> ms;
   for (int r = 0; r < repetitions; ++r) ms.push_back(time_ms(body, clock));
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
+  return median(std::move(ms));
 }
 
 }  // namespace kiln::bench

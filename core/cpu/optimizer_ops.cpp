@@ -72,13 +72,11 @@ void sgd_step(const rec::SgdStep& o) {
 // Adam over n elements from p, g, m, v (and p's bf16 copy, if any): a plain loop over arguments,
 // which GCC vectorises (with sqrtf errno-free, core/CMakeLists.txt), where the same loop through
 // the nested lambdas of update_each stays scalar, a square root and two divisions at a time.
-void adam_stretch(const AdamConfig& c, const AdamScalars& s, Index n, float* p, const float* g,
-                  float* m, float* v, std::uint16_t* copy) {
-  const AdamConfig config = c;
-  const AdamScalars scalars = s;
+void adam_stretch(AdamConfig c, AdamScalars s, Index n, float* p, const float* g, float* m,
+                  float* v, std::uint16_t* copy) {
   for (Index i = 0; i < n; ++i) {
     float mi = m[i], vi = v[i];
-    p[i] = adam_update(config, scalars, p[i], g[i], mi, vi);
+    p[i] = adam_update(c, s, p[i], g[i], mi, vi);
     m[i] = mi;
     v[i] = vi;
   }

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -200,14 +201,15 @@ class Graph {
         reasons.empty() ? "the heuristics listed none" : reasons);
   }
 
-  // Runs the plan with each uid bound to its pointer (device memory, or a host float for a scalar).
-  void execute(cudnnHandle_t handle, const std::vector<std::int64_t>& uids,
-               const std::vector<void*>& pointers, void* workspace) const {
+  // Runs the plan with each uid bound to its pointer (device memory, or a host float for a
+  // scalar); fixed-size arrays, so that a step's call allocates nothing on the host either.
+  template <std::size_t N>
+  void execute(cudnnHandle_t handle, const std::array<std::int64_t, N>& uids,
+               const std::array<void*, N>& pointers, void* workspace) const {
+    constexpr auto count = static_cast<std::int64_t>(N);
     Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids.data(),
-             static_cast<std::int64_t>(uids.size()))
-        .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers.data(),
-             static_cast<std::int64_t>(pointers.size()))
+    pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids.data(), count)
+        .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers.data(), count)
         .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace)
         .finalize();
     KILN_CUDNN_CHECK(cudnnBackendExecute(handle, plan_->get(), pack.get()));
@@ -478,9 +480,9 @@ bool cudnn_causal_attention_forward(const rec::CausalAttentionForward& o, cudaSt
   round_to_bf16(o.k, base + k, count, stream);
   round_to_bf16(o.v, base + v, count, stream);
   float scale = o.scale, minus_infinity = -std::numeric_limits<float>::infinity();
-  entry->graph->execute(handle, {kQ, kK, kV, kO, kStats, kScale, kMinusInfinity},
-                        {base + q, base + k, base + v, base + y, o.lse, &scale, &minus_infinity},
-                        base + work);
+  entry->graph->execute<7>(handle, {kQ, kK, kV, kO, kStats, kScale, kMinusInfinity},
+                           {base + q, base + k, base + v, base + y, o.lse, &scale, &minus_infinity},
+                           base + work);
   widen_from_bf16(base + y, o.y, count, stream);
   return true;
 }
@@ -502,7 +504,7 @@ bool cudnn_causal_attention_backward(const rec::CausalAttentionBackward& o, cuda
       {o.q, q}, {o.k, k}, {o.v, v}, {o.y, y}, {o.dy, dy}};
   for (const auto& [from, at] : inputs) round_to_bf16(from, base + at, count, stream);
   float scale = o.scale, minus_infinity = -std::numeric_limits<float>::infinity(), one = 1.0f;
-  entry->graph->execute(
+  entry->graph->execute<14>(
       handle,
       {kQ, kK, kV, kO, kDO, kStats, kDQ, kDK, kDV, kSoftmaxSum, kDQAccumulator, kScale,
        kMinusInfinity, kOne},
